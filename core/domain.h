@@ -1,0 +1,192 @@
+/* domain.h: the internal domain, MR, counter and endpoint objects. */
+#ifndef HMR_CORE_DOMAIN_H
+#define HMR_CORE_DOMAIN_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <hmr/hmr.h>
+
+#include "keymap.h"
+
+/*
+ * Lock order: hmr_domain.lock is the only lock in core/.  Registration,
+ * close, bind, enable and key mapping take it for writing; hmr_mr_access
+ * takes it for reading, so target-side checks from many threads run in
+ * parallel.  Fields that an access changes under the read lock
+ * (single-use, counters, refreshing) are atomics.
+ */
+
+struct hmr_domain;
+struct hmr_mr;
+
+/* A registration request after the fi_mr_attr of the caller's API version
+ * has been copied into this header's layout. */
+struct hmr_mr_req {
+	struct fi_mr_attr attr;
+	uint64_t flags;
+	struct hmr_mr *base; /* attr.base_mr, checked. */
+};
+
+/*
+ * What a domain kind does to register memory, after core/ has checked the
+ * arguments.  One const table per kind (software here, verbs in verbs/).
+ */
+struct hmr_registrar_ops {
+	unsigned version; /* 1 */
+	/* mr_mode bits this kind needs; the rest are cleared. */
+	uint64_t needed_mr_mode;
+	/* mr_mode bits this kind can honour when asked to keep them. */
+	uint64_t supported_mr_mode;
+	/* The kind makes its own keys (a NIC's rkeys) under PROV_KEY. */
+	bool provides_keys;
+	/* 0 when this kind can run here; otherwise why not, in `why`. */
+	int (*probe)(char *why, size_t why_len);
+	/* Set up the kind's state (open the NIC...) in a new domain. */
+	int (*open)(struct hmr_domain *domain);
+	/* Make the registration real: fill mr->key when the domain hands
+	 * keys out (FI_MR_PROV_KEY), and mr->mr_fid.mem_desc. */
+	int (*reg)(struct hmr_domain *domain, struct hmr_mr *mr,
+	           const struct hmr_mr_req *req);
+	void (*dereg)(struct hmr_domain *domain, struct hmr_mr *mr);
+	void (*close)(struct hmr_domain *domain);
+};
+
+/* What core/ knows of a resource that can be bound to an MR. */
+struct hmr_bindable {
+	struct fid *fid; /* The public object (first in owner). */
+	struct hmr_domain *domain;
+	atomic_bool open;
+	struct hmr_bindable *next; /* The domain's list, freed at close. */
+};
+
+struct hmr_cntr {
+	struct fid_cntr cntr_fid; /* First: what hmr_cntr_open hands out. */
+	struct hmr_bindable b;
+	_Atomic uint64_t value;
+	_Atomic uint64_t err;
+};
+
+struct hmr_ep {
+	struct fid fid; /* First: what hmr_ep_open hands out. */
+	struct hmr_bindable b;
+};
+
+struct hmr_mr_binding {
+	struct hmr_bindable *res;
+	uint64_t flags;
+};
+
+struct hmr_mr {
+	struct fid_mr mr_fid; /* First: fid_mr * and hmr_mr * convert. */
+	struct hmr_domain *domain;
+	uint64_t key;    /* The key peers use (mapped raw key too). */
+	uint64_t access; /* FI_* access bits. */
+	uint64_t flags;  /* Registration flags. */
+	uint64_t base;   /* The address of offset 0 under VIRT_ADDR. */
+	size_t len;      /* Total bytes over all iovs. */
+	size_t iov_count;
+	struct iovec *iov; /* Host-visible segments. */
+	enum fi_hmem_iface iface;
+	uint64_t device;
+	size_t page_size;
+	size_t sub_mr_cnt;      /* The hint, kept for the registrar. */
+	struct hmr_mr *base_mr; /* Parent when this is a sub-MR. */
+	size_t sub_count;       /* Live sub-MRs (domain lock). */
+	bool enabled;           /* (domain lock) */
+	bool created_disabled;  /* Bindings end at fi_mr_enable. */
+	atomic_bool used;       /* FI_MR_SINGLE_USE spent. */
+	atomic_int refreshing;  /* FI_MR_MMU_NOTIFY refresh running. */
+	struct hmr_mr_binding *binds;
+	size_t nbinds;
+	size_t auth_key_size;
+	uint8_t auth_key[HMR_AUTH_KEY_MAX];
+	void *map; /* An mmap this MR owns (FI_MR_DMABUF). */
+	size_t map_len;
+	void *registrar_data; /* The registrar's own state. */
+	struct iovec iov_one; /* iov storage when iov_count == 1. */
+};
+
+/* How many closed MR shells a domain keeps before freeing the oldest:
+ * a second fi_close of an MR inside this window returns -FI_EBADF. */
+#define HMR_MR_SHELLS 256
+
+struct hmr_domain {
+	struct fid_domain domain_fid; /* First. */
+	const struct hmr_registrar_ops *registrar;
+	void *registrar_data;
+	struct hmr_domain_attr attr; /* Normalised copy. */
+	uint64_t mr_mode;            /* Effective. */
+	uint64_t key_max;            /* Largest key that fits mr_key_size. */
+	uint64_t tag;                /* Identifies this domain's raw keys. */
+	uint64_t secret;             /* Checks them; never leaves the domain. */
+	uint8_t auth_key[HMR_AUTH_KEY_MAX];
+	pthread_rwlock_t lock;
+	struct hmr_keymap mrs;    /* key -> struct hmr_mr * */
+	struct hmr_keymap mapped; /* mapped key -> count (as a pointer) */
+	uint64_t next_key;        /* FI_MR_PROV_KEY allocator. */
+	size_t mr_count;
+	size_t mapped_count;
+	struct hmr_bindable *bindables;
+	struct hmr_mr *shells[HMR_MR_SHELLS];
+	size_t shell_next;
+};
+
+static inline struct hmr_domain *hmr__domain(struct fid *fid)
+{
+	return (struct hmr_domain *)fid;
+}
+
+static inline bool hmr__virt_addr(const struct hmr_domain *d)
+{
+	return (d->mr_mode & FI_MR_VIRT_ADDR) || d->mr_mode == FI_MR_BASIC;
+}
+
+static inline bool hmr__allocated(const struct hmr_domain *d)
+{
+	return (d->mr_mode & FI_MR_ALLOCATED) || d->mr_mode == FI_MR_BASIC;
+}
+
+static inline bool hmr__prov_key(const struct hmr_domain *d)
+{
+	return (d->mr_mode & FI_MR_PROV_KEY) || d->mr_mode == FI_MR_BASIC;
+}
+
+/* core/mr.c */
+extern struct fi_ops_mr hmr__mr_ops;
+/* Free what a closed MR still holds; the shell itself stays. */
+void hmr__mr_free(struct hmr_mr *mr);
+
+/* core/rawkey.c */
+int hmr__mr_raw_attr(struct hmr_mr *mr, struct fi_mr_raw_attr *attr);
+int hmr__domain_map_raw(struct hmr_domain *d, struct fi_mr_map_raw *map);
+int hmr__domain_unmap_key(struct hmr_domain *d, uint64_t key);
+
+/* core/bind.c: counters, endpoints, fi_mr_bind, fi_mr_enable. */
+int hmr__mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
+int hmr__mr_enable(struct hmr_mr *mr);
+bool hmr__mr_bound_busy(const struct hmr_mr *mr);
+void hmr__mr_count_access(struct hmr_mr *mr, uint64_t access);
+void hmr__domain_free_bindables(struct hmr_domain *d);
+
+/* core/refresh.c */
+int hmr__mr_refresh(struct hmr_mr *mr, const struct fi_mr_modify *modify);
+
+/* core/software.c; verbs/ provides hmr__verbs_registrar when built. */
+extern const struct hmr_registrar_ops hmr__software_registrar;
+extern const struct hmr_registrar_ops hmr__verbs_registrar;
+
+/* core/util.c: stubs for the ops slots hmr leaves out. */
+int hmr__fid_enosys_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
+int hmr__fid_enosys_control(struct fid *fid, int command, void *arg);
+int hmr__fid_enosys_ops_open(struct fid *fid, const char *name, uint64_t flags,
+                             void **ops, void *context);
+int hmr__fid_enosys_tostr(const struct fid *fid, char *buf, size_t len);
+int hmr__fid_enosys_ops_set(struct fid *fid, const char *name, uint64_t flags,
+                            void *ops, void *context);
+/* The ops of a closed object: every call returns -FI_EBADF. */
+extern struct fi_ops hmr__closed_ops;
+uint64_t hmr__random64(void);
+
+#endif /* HMR_CORE_DOMAIN_H */

@@ -1,0 +1,50 @@
+/* log.c: the log sink and its level, read once from HMR_LOG_LEVEL. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+/* Written once under pthread_once, read-only afterwards. */
+static enum hmr_log_level log_level = HMR_LOG_WARN;
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+
+static void log_init(void)
+{
+	static const char *const names[] = {"none", "warn", "info", "debug"};
+	const char *env = getenv("HMR_LOG_LEVEL");
+	unsigned i;
+
+	if (!env)
+		return;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(env, names[i]) == 0)
+			log_level = (enum hmr_log_level)i;
+	}
+}
+
+int hmr__log_enabled(enum hmr_log_level level)
+{
+	pthread_once(&log_once, log_init);
+	return level <= log_level;
+}
+
+void hmr__log(enum hmr_log_level level, const char *func, int line,
+              const char *fmt, ...)
+{
+	static const char *const tags[] = {"", "warn", "info", "debug"};
+	int saved_errno = errno;
+	char msg[512];
+	va_list ap;
+
+	if (!hmr__log_enabled(level))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "hmr %s %s:%d: %s\n", tags[level], func, line, msg);
+	errno = saved_errno;
+}

@@ -1,0 +1,323 @@
+/* mr.c: fi_mr_reg/regv/regattr, fi_close of an MR, and its control. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "host.h"
+#include "log.h"
+#include "mr_check.h"
+
+static int mr_close(struct fid *fid);
+static int mr_control(struct fid *fid, int command, void *arg);
+
+static struct fi_ops mr_fi_ops = {
+        .size = sizeof(struct fi_ops),
+        .close = mr_close,
+        .bind = hmr__mr_bind,
+        .control = mr_control,
+        .ops_open = hmr__fid_enosys_ops_open,
+        .tostr = hmr__fid_enosys_tostr,
+        .ops_set = hmr__fid_enosys_ops_set,
+};
+
+void hmr__mr_free(struct hmr_mr *mr)
+{
+	if (mr->iov != &mr->iov_one)
+		free(mr->iov);
+	mr->iov = NULL;
+	free(mr->binds);
+	mr->binds = NULL;
+	if (mr->map)
+		munmap(mr->map, mr->map_len);
+	mr->map = NULL;
+}
+
+/* A fresh MR holding a private copy of the request. */
+static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
+                  struct hmr_mr **out)
+{
+	const struct fi_mr_attr *a = &req->attr;
+	size_t count = req->flags & FI_MR_DMABUF ? 1 : a->iov_count, i;
+	struct hmr_mr *mr = calloc(1, sizeof(*mr));
+
+	if (!mr)
+		return -FI_ENOMEM;
+	mr->iov = count == 1 ? &mr->iov_one : calloc(count, sizeof(*mr->iov));
+	if (!mr->iov) {
+		free(mr);
+		return -FI_ENOMEM;
+	}
+	mr->iov_count = count;
+	if (req->flags & FI_MR_DMABUF) {
+		/* The registrar maps the buffer and sets iov_base. */
+		mr->iov[0].iov_len = a->dmabuf->len;
+		mr->base = (uint64_t)(uintptr_t)a->dmabuf->base_addr +
+		           a->dmabuf->offset;
+	} else {
+		memcpy(mr->iov, a->mr_iov, count * sizeof(*mr->iov));
+		mr->base = (uint64_t)(uintptr_t)mr->iov[0].iov_base;
+	}
+	for (i = 0; i < count; i++)
+		mr->len += mr->iov[i].iov_len;
+	mr->mr_fid.fid.fclass = FI_CLASS_MR;
+	mr->mr_fid.fid.context = a->context;
+	mr->mr_fid.fid.ops = &mr_fi_ops;
+	mr->mr_fid.mem_desc = mr;
+	mr->domain = d;
+	mr->access = a->access;
+	mr->flags = req->flags;
+	mr->base_mr = req->base;
+	if (req->base) {
+		/* Inherited from the base; the request's values are ignored. */
+		mr->iface = req->base->iface;
+		mr->device = req->base->device;
+		mr->page_size = req->base->page_size;
+	} else {
+		mr->iface = d->attr.caps & FI_HMEM ? a->iface : FI_HMEM_SYSTEM;
+		mr->device = a->device.reserved;
+		mr->page_size = a->page_size;
+	}
+	mr->sub_mr_cnt = a->sub_mr_cnt;
+	/* Created disabled: every MR under FI_MR_ENDPOINT, and those that
+	 * will count RMA events under FI_MR_RMA_EVENT. */
+	mr->created_disabled =
+	        (d->mr_mode & FI_MR_ENDPOINT) ||
+	        ((d->mr_mode & FI_MR_RMA_EVENT) && (req->flags & FI_RMA_EVENT));
+	mr->enabled = !mr->created_disabled;
+	if (a->auth_key_size) {
+		mr->auth_key_size = a->auth_key_size;
+		memcpy(mr->auth_key, a->auth_key, a->auth_key_size);
+	} else {
+		mr->auth_key_size = d->attr.auth_key_size;
+		memcpy(mr->auth_key, d->auth_key, d->attr.auth_key_size);
+	}
+	*out = mr;
+	return 0;
+}
+
+/* FI_MR_PROV_KEY: the next free key, skipping live ones.  Keys advance
+ * monotonically so a closed MR's key is not reissued until the key space
+ * wraps. */
+static int alloc_key(struct hmr_domain *d, uint64_t *key)
+{
+	uint64_t tries;
+
+	for (tries = 0; tries <= d->key_max; tries++) {
+		uint64_t k = d->next_key;
+
+		d->next_key = k >= d->key_max ? 0 : k + 1;
+		if (!hmr__keymap_find(&d->mrs, k)) {
+			*key = k;
+			return 0;
+		}
+	}
+	hmr_warn("all %llu keys of %zu bytes are in use",
+	         (unsigned long long)d->key_max + 1, d->attr.mr_key_size);
+	return -FI_ENOSPC;
+}
+
+static int requested_key_ok(struct hmr_domain *d, uint64_t key)
+{
+	if (key > d->key_max) {
+		hmr_warn("requested key %#llx does not fit in %zu bytes",
+		         (unsigned long long)key, d->attr.mr_key_size);
+		return -FI_EKEYREJECTED;
+	}
+	return 0;
+}
+
+/* Under the write lock: give the MR its key and make it visible. */
+static int mr_publish(struct hmr_domain *d, struct hmr_mr *mr,
+                      uint64_t requested_key)
+{
+	int ret;
+
+	if (!hmr__prov_key(d))
+		mr->key = requested_key;
+	else if (!d->registrar->provides_keys) {
+		ret = alloc_key(d, &mr->key);
+		if (ret)
+			return ret;
+	}
+	if (mr->base_mr && mr->base_mr->mr_fid.fid.ops == &hmr__closed_ops) {
+		hmr_warn("base_mr was closed during registration");
+		return -FI_EINVAL;
+	}
+	ret = hmr__keymap_insert(&d->mrs, mr->key, mr);
+	if (ret) {
+		if (ret == -FI_ENOKEY)
+			hmr_info("key %#llx is in use",
+			         (unsigned long long)mr->key);
+		return ret;
+	}
+	if (mr->base_mr)
+		mr->base_mr->sub_count++;
+	d->mr_count++;
+	return 0;
+}
+
+static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
+                       struct fid_mr **out)
+{
+	struct hmr_mr *mr;
+	int ret;
+
+	if (!out)
+		return -FI_EINVAL;
+	*out = NULL;
+	ret = hmr__mr_check(d, req);
+	if (ret)
+		return ret;
+	if (!hmr__prov_key(d)) {
+		ret = requested_key_ok(d, req->attr.requested_key);
+		if (ret)
+			return ret;
+	}
+	if (req->base) {
+		pthread_rwlock_rdlock(&d->lock);
+		ret = hmr__mr_check_sub(d, req);
+		pthread_rwlock_unlock(&d->lock);
+		if (ret)
+			return ret;
+	}
+	ret = mr_new(d, req, &mr);
+	if (ret)
+		return ret;
+	if (!(req->flags & FI_MR_DMABUF) && !req->base &&
+	    mr->iface == FI_HMEM_SYSTEM && hmr__allocated(d)) {
+		ret = hmr__host_range_mapped(mr->iov, mr->iov_count);
+		if (ret) {
+			hmr_warn("FI_MR_ALLOCATED: the range is not backed");
+			goto err_free;
+		}
+	}
+	ret = d->registrar->reg(d, mr, req);
+	if (ret)
+		goto err_free;
+	pthread_rwlock_wrlock(&d->lock);
+	ret = mr_publish(d, mr, req->attr.requested_key);
+	pthread_rwlock_unlock(&d->lock);
+	if (ret)
+		goto err_dereg;
+	mr->mr_fid.key = d->mr_mode & FI_MR_RAW ? FI_KEY_NOTAVAIL : mr->key;
+	*out = &mr->mr_fid;
+	return 0;
+
+err_dereg:
+	d->registrar->dereg(d, mr);
+err_free:
+	hmr__mr_free(mr);
+	free(mr);
+	return ret;
+}
+
+static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
+                      uint64_t flags, struct fid_mr **mr)
+{
+	struct hmr_domain *d = hmr__domain(fid);
+	struct hmr_mr_req req;
+
+	if (!attr)
+		return -FI_EINVAL;
+	memset(&req, 0, sizeof(req));
+	/* Before 2.0 the struct ended at `device`: read no further. */
+	memcpy(&req.attr, attr,
+	       d->attr.fi_version >= FI_VERSION(2, 0)
+	               ? sizeof(req.attr)
+	               : offsetof(struct fi_mr_attr, hmem_data));
+	req.flags = flags;
+	req.base = (struct hmr_mr *)req.attr.base_mr;
+	return mr_register(d, &req, mr);
+}
+
+static int mr_regv(struct fid *fid, const struct iovec *iov, size_t count,
+                   uint64_t access, uint64_t offset, uint64_t requested_key,
+                   uint64_t flags, struct fid_mr **mr, void *context)
+{
+	struct hmr_mr_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.attr.mr_iov = iov;
+	req.attr.iov_count = count;
+	req.attr.access = access;
+	req.attr.offset = offset;
+	req.attr.requested_key = requested_key;
+	req.attr.context = context;
+	req.flags = flags;
+	if (flags & FI_MR_DMABUF) {
+		hmr_warn("FI_MR_DMABUF needs fi_mr_regattr");
+		return -FI_EINVAL;
+	}
+	return mr_register(hmr__domain(fid), &req, mr);
+}
+
+static int mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,
+                  uint64_t offset, uint64_t requested_key, uint64_t flags,
+                  struct fid_mr **mr, void *context)
+{
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+
+	return mr_regv(fid, &iov, 1, access, offset, requested_key, flags, mr,
+	               context);
+}
+
+struct fi_ops_mr hmr__mr_ops = {
+        .size = sizeof(struct fi_ops_mr),
+        .reg = mr_reg,
+        .regv = mr_regv,
+        .regattr = mr_regattr,
+};
+
+/* Keep the closed MR as an inert shell for a while (a second fi_close
+ * then returns -FI_EBADF), freeing the oldest shell in its place. */
+static void keep_shell(struct hmr_domain *d, struct hmr_mr *mr)
+{
+	size_t slot = d->shell_next++ % HMR_MR_SHELLS;
+
+	free(d->shells[slot]);
+	d->shells[slot] = mr;
+}
+
+static int mr_close(struct fid *fid)
+{
+	struct hmr_mr *mr = (struct hmr_mr *)fid;
+	struct hmr_domain *d = mr->domain;
+
+	pthread_rwlock_wrlock(&d->lock);
+	if (mr->sub_count || hmr__mr_bound_busy(mr)) {
+		pthread_rwlock_unlock(&d->lock);
+		hmr_warn("MR %#llx busy: %zu sub-MRs or an open bound counter "
+		         "or endpoint",
+		         (unsigned long long)mr->key, mr->sub_count);
+		return -FI_EBUSY;
+	}
+	hmr__keymap_remove(&d->mrs, mr->key);
+	if (mr->base_mr)
+		mr->base_mr->sub_count--;
+	d->mr_count--;
+	mr->mr_fid.fid.ops = &hmr__closed_ops;
+	pthread_rwlock_unlock(&d->lock);
+	/* No lookup can reach the MR now: deregister without the lock. */
+	d->registrar->dereg(d, mr);
+	hmr__mr_free(mr);
+	pthread_rwlock_wrlock(&d->lock);
+	keep_shell(d, mr);
+	pthread_rwlock_unlock(&d->lock);
+	return 0;
+}
+
+static int mr_control(struct fid *fid, int command, void *arg)
+{
+	struct hmr_mr *mr = (struct hmr_mr *)fid;
+
+	switch (command) {
+	case FI_ENABLE:
+		return hmr__mr_enable(mr);
+	case FI_GET_RAW_MR:
+		return arg ? hmr__mr_raw_attr(mr, arg) : -FI_EINVAL;
+	case FI_REFRESH:
+		return arg ? hmr__mr_refresh(mr, arg) : -FI_EINVAL;
+	default:
+		return -FI_ENOSYS;
+	}
+}

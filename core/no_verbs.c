@@ -1,0 +1,24 @@
+/* no_verbs.c: the verbs kind in a build without rdma-core headers. */
+#include <stdio.h>
+
+#include "domain.h"
+
+static int nv_probe(char *why, size_t why_len)
+{
+	snprintf(why, why_len,
+	         "hmr was built without rdma-core (install libibverbs-dev "
+	         "and rebuild)");
+	return -FI_ENOSYS;
+}
+
+static int nv_open(struct hmr_domain *d)
+{
+	(void)d;
+	return -FI_ENOSYS;
+}
+
+const struct hmr_registrar_ops hmr__verbs_registrar = {
+        .version = 1,
+        .probe = nv_probe,
+        .open = nv_open,
+};

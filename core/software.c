@@ -1,0 +1,86 @@
+/* software.c: the software registrar: keys only, access checked in core. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "host.h"
+#include "log.h"
+#include "mr_check.h"
+
+static int sw_probe(char *why, size_t why_len)
+{
+	(void)why;
+	(void)why_len;
+	return 0;
+}
+
+static int sw_open(struct hmr_domain *d)
+{
+	(void)d;
+	return 0;
+}
+
+/* FI_MR_DMABUF: map the buffer so hmr_mr_access can hand out pointers.
+ * The mapping holds its own reference: the caller may close the fd. */
+static int map_dmabuf(struct hmr_mr *mr, const struct fi_mr_dmabuf *b)
+{
+	size_t page = hmr__host_page_size();
+	uint64_t start = b->offset & ~(uint64_t)(page - 1);
+	size_t len = (size_t)(b->offset - start) + b->len;
+	void *p;
+
+	if (fcntl(b->fd, F_GETFD) < 0) {
+		hmr_warn("FI_MR_DMABUF: fd %d is not open", b->fd);
+		return -FI_EBADF;
+	}
+	len = (len + page - 1) & ~(page - 1);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd,
+	         (off_t)start);
+	if (p == MAP_FAILED) {
+		int err = errno;
+
+		hmr_warn("FI_MR_DMABUF: cannot map fd %d [%#llx, +%zu): %s",
+		         b->fd, (unsigned long long)start, len, strerror(err));
+		return err == ENODEV ? -FI_EOPNOTSUPP : -err;
+	}
+	mr->map = p;
+	mr->map_len = len;
+	mr->iov[0].iov_base = (char *)p + (b->offset - start);
+	return 0;
+}
+
+static int sw_reg(struct hmr_domain *d, struct hmr_mr *mr,
+                  const struct hmr_mr_req *req)
+{
+	(void)d;
+	if (req->flags & FI_MR_DMABUF)
+		return map_dmabuf(mr, req->attr.dmabuf);
+	return 0;
+}
+
+static void sw_dereg(struct hmr_domain *d, struct hmr_mr *mr)
+{
+	(void)d;
+	(void)mr;
+}
+
+static void sw_close(struct hmr_domain *d)
+{
+	(void)d;
+}
+
+const struct hmr_registrar_ops hmr__software_registrar = {
+        .version = 1,
+        .needed_mr_mode = 0,
+        .supported_mr_mode = FI_MR_LOCAL | FI_MR_RAW | FI_MR_VIRT_ADDR |
+                             FI_MR_ALLOCATED | FI_MR_PROV_KEY |
+                             FI_MR_MMU_NOTIFY | FI_MR_RMA_EVENT |
+                             FI_MR_ENDPOINT | FI_MR_HMEM | FI_MR_COLLECTIVE,
+        .provides_keys = false,
+        .probe = sw_probe,
+        .open = sw_open,
+        .reg = sw_reg,
+        .dereg = sw_dereg,
+        .close = sw_close,
+};

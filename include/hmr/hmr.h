@@ -1,0 +1,192 @@
+/* hmr.h: hmr's own calls: domains, counters, endpoints, the access check. */
+#ifndef HMR_HMR_H
+#define HMR_HMR_H
+
+/* A program built on libfabric's own headers may include them first: they
+ * declare the same names, with the same layouts and values. */
+#if defined(_FABRIC_H_) || defined(FI_DOMAIN_H)
+#include <rdma/fi_domain.h>
+#else
+#include <hmr/fi_mr.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(HMR_BUILDING_LIBRARY)
+#define HMR_EXPORT __attribute__((visibility("default")))
+#else
+#define HMR_EXPORT
+#endif
+
+#define HMR_VERSION_MAJOR 0
+#define HMR_VERSION_MINOR 1
+#define HMR_VERSION_PATCH 0
+#define HMR_VERSION                                                            \
+	((HMR_VERSION_MAJOR << 16) | (HMR_VERSION_MINOR << 8) |                \
+	 HMR_VERSION_PATCH)
+
+/* The version of the library in use, encoded as HMR_VERSION is; compare it
+ * with HMR_VERSION to detect a header/library mismatch. */
+HMR_EXPORT unsigned hmr_version(void);
+HMR_EXPORT const char *hmr_version_string(void);
+
+/* Like fi_strerror(): a message for 0 or a negative -FI_E* code (the sign
+ * is ignored).  Never NULL. */
+HMR_EXPORT const char *hmr_strerror(int err);
+
+/* Which registrar a domain uses. */
+enum hmr_domain_kind {
+	/* Keys from a key map and remote access checked in software by
+	 * hmr_mr_access(): for shared-memory and TCP transports, and the
+	 * default that runs anywhere. */
+	HMR_DOMAIN_SOFTWARE = 0,
+	/* Registration through rdma-core on a NIC (the verbs issue). */
+	HMR_DOMAIN_VERBS = 1,
+};
+
+/* hmr_domain_attr.flags */
+/*
+ * Keep every requested mr_mode bit the software domain can honour instead
+ * of clearing the ones it does not need.  The software domain then behaves
+ * like the strictest provider the application says it supports: test an
+ * application's FI_MR_RAW, FI_MR_ENDPOINT or FI_MR_PROV_KEY handling on a
+ * machine without that hardware.
+ */
+#define HMR_DOMAIN_EMULATE_MR_MODE (1ULL << 0)
+
+struct ibv_pd;
+
+/*
+ * Domain attributes.  Zero-initialise, then set `size` to sizeof(struct
+ * hmr_domain_attr) (HMR_DOMAIN_ATTR_INIT does both); the library reads
+ * only the fields that fit in `size`, so the struct can grow at its end
+ * without breaking callers built against an older header.
+ */
+struct hmr_domain_attr {
+	size_t size;               /* sizeof(struct hmr_domain_attr). */
+	enum hmr_domain_kind kind; /* Which registrar. */
+	/*
+	 * The libfabric API version the caller's fi_mr_attr comes from
+	 * (FI_VERSION(major, minor)); 0 means this header's, 2.1.  Headers
+	 * before 1.20 end struct fi_mr_attr at `device`: hmr then never
+	 * reads hmem_data, page_size, base_mr or sub_mr_cnt, which lie past
+	 * the end of the caller's struct.
+	 */
+	uint32_t fi_version;
+	/*
+	 * The mr_mode bits the caller supports, as the input to fi_getinfo.
+	 * The domain clears the bits it does not need and keeps those it
+	 * does; if it needs a bit the caller did not offer, hmr_domain_open
+	 * fails with -FI_ENODATA (as fi_getinfo finds no provider).
+	 * FI_MR_BASIC must be used alone and means VIRT_ADDR | ALLOCATED |
+	 * PROV_KEY, kept as required.  FI_MR_SCALABLE means 0.
+	 * HMR_MR_MODE_DEFAULT is what a NULL attr asks for.
+	 */
+	uint64_t mr_mode;
+	/* Capabilities: FI_HMEM, FI_RMA_EVENT, FI_RMA_PMEM, FI_COLLECTIVE,
+	 * FI_RMA, FI_ATOMIC, FI_MSG, FI_TAGGED, FI_READ, FI_WRITE, FI_SEND,
+	 * FI_RECV, FI_REMOTE_READ, FI_REMOTE_WRITE.  Others: -FI_EINVAL. */
+	uint64_t caps;
+	/* Bytes a key may use, 1..8; 0 means 8.  Requested keys that do not
+	 * fit are refused with -FI_EKEYREJECTED. */
+	size_t mr_key_size;
+	/* Most iovs per registration; 0 means HMR_MR_IOV_LIMIT_DEFAULT. */
+	size_t mr_iov_limit;
+	uint64_t flags; /* HMR_DOMAIN_* */
+	/* The domain's authorization key (copied), used by registrations
+	 * with auth_key_size 0.  At most HMR_AUTH_KEY_MAX bytes. */
+	const void *auth_key;
+	size_t auth_key_size;
+	/* Verbs domains: the NIC by name (NULL: the first device), or a
+	 * protection domain the caller owns and hmr never frees. */
+	const char *nic_name;
+	struct ibv_pd *pd;
+};
+
+#define HMR_MR_MODE_DEFAULT                                                    \
+	(FI_MR_LOCAL | FI_MR_RAW | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |         \
+	 FI_MR_PROV_KEY | FI_MR_HMEM)
+#define HMR_MR_IOV_LIMIT_DEFAULT 4
+#define HMR_MR_IOV_LIMIT_MAX     256
+#define HMR_AUTH_KEY_MAX         64
+
+#define HMR_DOMAIN_ATTR_INIT                                                   \
+	{                                                                      \
+		.size = sizeof(struct hmr_domain_attr),                        \
+		.mr_mode = HMR_MR_MODE_DEFAULT,                                \
+	}
+
+/*
+ * Open a domain.  NULL attr: a software domain asking HMR_MR_MODE_DEFAULT.
+ * Close it with fi_close(&domain->fid); that fails with -FI_EBUSY while
+ * MRs, counters, endpoints or mapped raw keys of the domain remain.
+ */
+HMR_EXPORT int hmr_domain_open(const struct hmr_domain_attr *attr,
+                               struct fid_domain **domain);
+
+/* The effective mr_mode (what fi_getinfo would report) and caps. */
+HMR_EXPORT int hmr_domain_mr_mode(struct fid_domain *domain, uint64_t *mr_mode);
+HMR_EXPORT int hmr_domain_caps(struct fid_domain *domain, uint64_t *caps);
+
+/*
+ * Is a domain kind usable on this machine?  0 if it is; otherwise a
+ * negative code and, in `why`, the reason ("no RDMA device: ...").
+ */
+HMR_EXPORT int hmr_domain_probe(enum hmr_domain_kind kind, char *why,
+                                size_t why_len);
+HMR_EXPORT const char *hmr_domain_kind_name(enum hmr_domain_kind kind);
+
+/*
+ * A completion counter that fi_mr_bind() accepts (FI_REMOTE_WRITE and/or
+ * FI_REMOTE_READ).  hmr_mr_access() adds one per matching access.  The
+ * domain must have FI_RMA_EVENT in its caps, or fi_mr_bind returns
+ * -FI_ENOSYS.  Close with fi_close(&cntr->fid); an MR bound to an open
+ * counter cannot be closed (-FI_EBUSY).  The ops table's read and set
+ * slots work too, so libfabric's fi_cntr_read() reads it.
+ */
+HMR_EXPORT int hmr_cntr_open(struct fid_domain *domain, struct fid_cntr **cntr);
+HMR_EXPORT uint64_t hmr_cntr_read(struct fid_cntr *cntr);
+
+/*
+ * A software endpoint, for FI_MR_ENDPOINT: MRs are bound to it with
+ * fi_mr_bind(mr, ep, 0) and then enabled.  Close with fi_close(ep).
+ */
+HMR_EXPORT int hmr_ep_open(struct fid_domain *domain, struct fid **ep);
+
+/*
+ * The target side of a software RMA: may a peer access [addr, addr + len)
+ * through `key` with `access` (FI_REMOTE_READ or FI_REMOTE_WRITE; an
+ * atomic is a write)?  addr is a virtual address under FI_MR_VIRT_ADDR and
+ * an offset into the region otherwise.  On success *ptr is where the bytes
+ * are.  The range must lie within one iov of a vectored region; a
+ * transport splits an access that crosses iovs.
+ *
+ *   -FI_ENOKEY      no live MR has this key (never issued, closed, or a
+ *                   single-use key already used)
+ *   -FI_EOPBADSTATE the MR is not enabled yet, or is being refreshed
+ *   -FI_EFAULT      the range is not inside the region (or spans iovs)
+ *   -FI_EACCES      the MR lacks the right, or the auth key differs
+ *   -FI_EINVAL      bad arguments (len 0, access not exactly one of the
+ *                   two remote bits, NULL pointers)
+ *
+ * A successful FI_REMOTE_WRITE adds 1 to every open counter bound with
+ * FI_REMOTE_WRITE (reads likewise).  A FI_MR_SINGLE_USE key stops working
+ * after its first successful access.  Keys returned by fi_mr_map_raw()
+ * work here as well.  The initiator is assumed to hold the domain's auth
+ * key; hmr_mr_access_auth() names the initiator's key explicitly.
+ */
+HMR_EXPORT int hmr_mr_access(struct fid_domain *domain, uint64_t key,
+                             uint64_t addr, size_t len, uint64_t access,
+                             void **ptr);
+HMR_EXPORT int hmr_mr_access_auth(struct fid_domain *domain,
+                                  const void *auth_key, size_t auth_key_size,
+                                  uint64_t key, uint64_t addr, size_t len,
+                                  uint64_t access, void **ptr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HMR_HMR_H */
