@@ -2,13 +2,12 @@
 
 # hmr_add_test_file(<source.c> [LIBS lib...] [ENV VAR=value...]
 #                   [LABELS label...] [TIMEOUT seconds])
-# Builds one executable from <source.c> (plus the harness) and registers
+# Builds one executable, named after <source.c>, (plus the harness) and registers
 # one CTest entry per HMR_TEST(name) found in the file, named after the
 # case.  Exit code 77 means skipped (the case prints why).
 function(hmr_add_test_file src)
   cmake_parse_arguments(T "" "TIMEOUT" "LIBS;ENV;LABELS;SOURCES" ${ARGN})
   get_filename_component(exe ${src} NAME_WE)
-  set(exe "test_${exe}")
   add_executable(${exe} ${src} ${T_SOURCES})
   target_link_libraries(${exe} PRIVATE hmr ${T_LIBS})
   target_include_directories(${exe} PRIVATE ${PROJECT_SOURCE_DIR}/tests)

@@ -1,0 +1,15 @@
+#!/bin/bash
+# check_install.sh: install hmr, then build a consumer out of tree with
+# find_package(hmr) and with pkg-config, and run both.
+set -euo pipefail
+build=$1 src=$2 work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" > /dev/null
+cmake -S "$src/consumer" -B "$work/consumer" \
+	-DCMAKE_PREFIX_PATH="$work/prefix" > /dev/null
+cmake --build "$work/consumer" > /dev/null
+LD_LIBRARY_PATH="$work/prefix/lib" "$work/consumer/consumer"
+export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
+cc -std=c11 -o "$work/consumer_pc" "$src/consumer/consumer.c" \
+	$(pkg-config --cflags --libs hmr)
+LD_LIBRARY_PATH="$work/prefix/lib" "$work/consumer_pc"
