@@ -10,6 +10,8 @@
  * where libfabric defines them (#ifdef); the enum constants listed under
  * ENUMS exist in every libfabric since 1.5.
  */
+/* clang-format off: the tables read better as written. */
+// clang-format off
 #define MACROS(X)                                                             \
 	X(FI_MSG) X(FI_RMA) X(FI_TAGGED) X(FI_ATOMIC) X(FI_COLLECTIVE)        \
 	X(FI_READ) X(FI_WRITE) X(FI_RECV) X(FI_SEND) X(FI_REMOTE_READ)        \
@@ -69,19 +71,21 @@
 	X(fid) X(fi_ops) X(fid_mr) X(fid_domain) X(fi_ops_mr)                 \
 	X(fi_mr_raw_attr) X(fi_mr_map_raw) X(fid_cntr)
 
-#define PRINT_MACRO(name)                                                     \
-	printf("#ifdef %s\n_Static_assert((unsigned long long)(%s) == "       \
-	       "%lluULL, \"%s\");\n#endif\n",                                 \
+// clang-format on
+
+#define PRINT_MACRO(name)                                                      \
+	printf("#ifdef %s\n_Static_assert((unsigned long long)(%s) == "        \
+	       "%lluULL, \"%s\");\n#endif\n",                                  \
 	       #name, #name, (unsigned long long)(name), #name);
-#define PRINT_ENUM(name)                                                      \
-	printf("_Static_assert((long long)(%s) == %lldLL, \"%s\");\n", #name, \
+#define PRINT_ENUM(name)                                                       \
+	printf("_Static_assert((long long)(%s) == %lldLL, \"%s\");\n", #name,  \
 	       (long long)(name), #name);
-#define PRINT_OFFSET(type, field)                                             \
-	printf("_Static_assert(offsetof(struct %s, %s) == %zu, "              \
-	       "\"%s.%s\");\n",                                               \
+#define PRINT_OFFSET(type, field)                                              \
+	printf("_Static_assert(offsetof(struct %s, %s) == %zu, "               \
+	       "\"%s.%s\");\n",                                                \
 	       #type, #field, offsetof(struct type, field), #type, #field);
-#define PRINT_SIZE(type)                                                      \
-	printf("_Static_assert(sizeof(struct %s) == %zu, \"sizeof %s\");\n",  \
+#define PRINT_SIZE(type)                                                       \
+	printf("_Static_assert(sizeof(struct %s) == %zu, \"sizeof %s\");\n",   \
 	       #type, sizeof(struct type), #type);
 
 int main(void)

@@ -15,10 +15,10 @@
 static struct fid_domain *open_domain(uint64_t mr_mode)
 {
 	struct hmr_domain_attr attr = {
-		.size = sizeof(attr),
-		.fi_version = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
-		.mr_mode = mr_mode,
-		.flags = HMR_DOMAIN_EMULATE_MR_MODE,
+	        .size = sizeof(attr),
+	        .fi_version = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
+	        .mr_mode = mr_mode,
+	        .flags = HMR_DOMAIN_EMULATE_MR_MODE,
 	};
 	struct fid_domain *domain;
 
@@ -33,12 +33,12 @@ HMR_TEST(libfabric_header_mr_reg_key_desc_close)
 	struct fid_mr *mr;
 	void *p;
 
-	ASSERT_OK(fi_mr_reg(domain, buf, sizeof(buf), FI_REMOTE_WRITE, 0, 42,
-			    0, &mr, NULL));
+	ASSERT_OK(fi_mr_reg(domain, buf, sizeof(buf), FI_REMOTE_WRITE, 0, 42, 0,
+	                    &mr, NULL));
 	ASSERT_U64_EQ(fi_mr_key(mr), 42);
 	ASSERT_TRUE(fi_mr_desc(mr) != NULL);
 	ASSERT_OK(hmr_mr_access(domain, 42, (uint64_t)(uintptr_t)buf + 8, 8,
-				FI_REMOTE_WRITE, &p));
+	                        FI_REMOTE_WRITE, &p));
 	ASSERT_PTR_EQ(p, buf + 8);
 	ASSERT_OK(fi_close(&mr->fid));
 	ASSERT_OK(fi_close(&domain->fid));
@@ -70,8 +70,8 @@ HMR_TEST(libfabric_header_regattr_old_layout_reads_no_further)
 
 HMR_TEST(libfabric_header_raw_attr_map_raw_roundtrip)
 {
-	struct fid_domain *domain = open_domain(FI_MR_RAW | FI_MR_PROV_KEY |
-						FI_MR_VIRT_ADDR);
+	struct fid_domain *domain =
+	        open_domain(FI_MR_RAW | FI_MR_PROV_KEY | FI_MR_VIRT_ADDR);
 	uint8_t raw[256];
 	size_t size = 1;
 	uint64_t base, key;
@@ -80,7 +80,7 @@ HMR_TEST(libfabric_header_raw_attr_map_raw_roundtrip)
 	void *p;
 
 	ASSERT_OK(fi_mr_reg(domain, buf, sizeof(buf), FI_REMOTE_READ, 0, 0, 0,
-			    &mr, NULL));
+	                    &mr, NULL));
 	ASSERT_U64_EQ(fi_mr_key(mr), FI_KEY_NOTAVAIL);
 	ASSERT_EQ(fi_mr_raw_attr(mr, &base, raw, &size, 0), -FI_ETOOSMALL);
 	ASSERT_GT(size, 1);
@@ -97,9 +97,9 @@ HMR_TEST(libfabric_header_raw_attr_map_raw_roundtrip)
 HMR_TEST(libfabric_header_cntr_read_counts_remote_writes)
 {
 	struct hmr_domain_attr attr = {
-		.size = sizeof(attr),
-		.fi_version = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
-		.caps = FI_RMA_EVENT,
+	        .size = sizeof(attr),
+	        .fi_version = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
+	        .caps = FI_RMA_EVENT,
 	};
 	struct fid_domain *domain;
 	struct fid_cntr *cntr;
@@ -110,7 +110,7 @@ HMR_TEST(libfabric_header_cntr_read_counts_remote_writes)
 	ASSERT_OK(hmr_domain_open(&attr, &domain));
 	ASSERT_OK(hmr_cntr_open(domain, &cntr));
 	ASSERT_OK(fi_mr_reg(domain, buf, sizeof(buf), FI_REMOTE_WRITE, 0, 7, 0,
-			    &mr, NULL));
+	                    &mr, NULL));
 	ASSERT_OK(fi_mr_bind(mr, &cntr->fid, FI_REMOTE_WRITE));
 	ASSERT_OK(hmr_mr_access(domain, 7, 0, 8, FI_REMOTE_WRITE, &p));
 	ASSERT_U64_EQ(fi_cntr_read(cntr), 1);

@@ -12,12 +12,12 @@ int main(void)
 
 	if (ret)
 		return 1;
-	ret = fi_mr_reg(domain, buf, sizeof(buf), FI_REMOTE_READ, 0, 0, 0,
-			&mr, NULL);
+	ret = fi_mr_reg(domain, buf, sizeof(buf), FI_REMOTE_READ, 0, 0, 0, &mr,
+	                NULL);
 	if (ret)
 		return 2;
-	printf("installed hmr %s registered key %#llx\n",
-	       hmr_version_string(), (unsigned long long)fi_mr_key(mr));
+	printf("installed hmr %s registered key %#llx\n", hmr_version_string(),
+	       (unsigned long long)fi_mr_key(mr));
 	fi_close(&mr->fid);
 	return fi_close(&domain->fid) ? 3 : 0;
 }

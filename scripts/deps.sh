@@ -1,0 +1,15 @@
+#!/bin/bash
+# deps.sh: install what hmr needs from Debian 12's archive (as root).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+sudo=""
+[ "$(id -u)" = 0 ] || sudo=sudo
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends \
+	build-essential cmake clang clang-format pkg-config binutils file \
+	libclang-rt-14-dev \
+	libfabric-dev libucx-dev libibverbs-dev ibverbs-providers \
+	ibverbs-utils rdma-core \
+	libze-dev libze1 libhsa-runtime-dev \
+	qemu-system-x86 busybox-static iproute2 kmod cpio xz-utils \
+	ca-certificates

@@ -1,0 +1,75 @@
+#!/bin/bash
+# test.sh: README command 2: every test, in every build CI runs.
+#   gcc -Werror, clang -Werror, ASan+UBSan, TSan; the format check; the VM
+#   suite (soft-RoCE in QEMU) once, in the gcc build.  Fails if a test was
+#   skipped that this machine can run (all of them, on Debian 12 x86_64
+#   with the packages of scripts/deps.sh).
+# Usage: scripts/test.sh [gcc|clang|asan|tsan|format]...  (default: all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+jobs=$(nproc)
+failed=()
+
+format_check() {
+	local files
+	files=$(git ls-files '*.c' '*.h')
+	# shellcheck disable=SC2086
+	clang-format --dry-run --Werror $files
+}
+
+# build <name> <cmake args...>; then ctest with the label filter in $ctest_args
+run_build() {
+	local name=$1
+	shift
+	local dir="$root/build-ci-$name"
+	echo "=== $name: configure and build"
+	cmake -S "$root" -B "$dir" -DHMR_WERROR=ON "$@" > "$dir.configure.log" 2>&1 ||
+		{ cat "$dir.configure.log"; return 1; }
+	cmake --build "$dir" -j"$jobs" 2>&1 | tail -n 50
+	[ "${PIPESTATUS[0]}" = 0 ] || return 1
+	echo "=== $name: ctest $ctest_args"
+	# shellcheck disable=SC2086
+	(cd "$dir" && ${runner:-} ctest -j"$jobs" --output-on-failure \
+		--timeout 900 $ctest_args) | tee "$dir.ctest.log"
+	[ "${PIPESTATUS[0]}" = 0 ] || return 1
+	if grep -qE '\*\*\*Skipped|Not Run' "$dir.ctest.log"; then
+		echo "=== $name: tests were skipped that this machine can run:"
+		grep -E '\*\*\*Skipped|Not Run' "$dir.ctest.log"
+		return 1
+	fi
+}
+
+step() {
+	local name=$1 s=$SECONDS
+	shift
+	if "$@"; then
+		echo "=== $name: passed in $((SECONDS - s)) s"
+	else
+		echo "=== $name: FAILED in $((SECONDS - s)) s"
+		failed+=("$name")
+	fi
+}
+
+what=("$@")
+[ ${#what[@]} -gt 0 ] || what=(format gcc clang asan tsan)
+for w in "${what[@]}"; do
+	case $w in
+	format) step format format_check ;;
+	gcc) ctest_args="" step gcc run_build gcc -DCMAKE_C_COMPILER=gcc ;;
+	clang) ctest_args="-LE vm" step clang run_build clang \
+		-DCMAKE_C_COMPILER=clang ;;
+	asan) ctest_args="-LE vm" step asan run_build asan \
+		-DCMAKE_C_COMPILER=clang -DHMR_ASAN=ON -DHMR_UBSAN=ON ;;
+	# TSan needs a fixed address-space layout on kernels with high mmap
+	# randomisation; setarch -R turns randomisation off for the run.
+	tsan) ctest_args="-LE vm" runner="setarch $(uname -m) -R" step tsan \
+		run_build tsan -DCMAKE_C_COMPILER=clang -DHMR_TSAN=ON ;;
+	*) echo "unknown: $w"; exit 2 ;;
+	esac
+done
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "FAILED: ${failed[*]}"
+	exit 1
+fi
+echo "all passed: ${what[*]}"
