@@ -90,6 +90,7 @@ struct hmr_mr {
 	struct iovec *iov; /* Host-visible segments. */
 	enum fi_hmem_iface iface;
 	uint64_t device;
+	uint32_t hmem_flags; /* HMR_HMEM_* of the allocation. */
 	size_t page_size;
 	size_t sub_mr_cnt;      /* The hint, kept for the registrar. */
 	struct hmr_mr *base_mr; /* Parent when this is a sub-MR. */

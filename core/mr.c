@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "hmem.h"
 #include "host.h"
 #include "log.h"
 #include "mr_check.h"
@@ -71,10 +72,10 @@ static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
 		/* Inherited from the base; the request's values are ignored. */
 		mr->iface = req->base->iface;
 		mr->device = req->base->device;
+		mr->hmem_flags = req->base->hmem_flags;
 		mr->page_size = req->base->page_size;
 	} else {
-		mr->iface = d->attr.caps & FI_HMEM ? a->iface : FI_HMEM_SYSTEM;
-		mr->device = a->device.reserved;
+		/* iface and device come from hmr__hmem_resolve. */
 		mr->page_size = a->page_size;
 	}
 	mr->sub_mr_cnt = a->sub_mr_cnt;
@@ -183,6 +184,22 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 	ret = mr_new(d, req, &mr);
 	if (ret)
 		return ret;
+	if ((d->attr.caps & FI_HMEM) && !req->base &&
+	    !(req->flags & FI_MR_DMABUF)) {
+		struct hmr_hmem_info info;
+
+		ret = hmr__hmem_resolve(req->attr.iface,
+		                        req->attr.device.reserved, mr->iov,
+		                        mr->iov_count, req->flags, &info);
+		if (ret)
+			goto err_free;
+		mr->iface = info.iface;
+		mr->device = info.device;
+		mr->hmem_flags = info.flags;
+	} else if (req->flags & FI_MR_DMABUF) {
+		mr->iface = req->attr.iface;
+		mr->device = req->attr.device.reserved;
+	}
 	if (!(req->flags & FI_MR_DMABUF) && !req->base &&
 	    mr->iface == FI_HMEM_SYSTEM && hmr__allocated(d)) {
 		ret = hmr__host_range_mapped(mr->iov, mr->iov_count);

@@ -73,5 +73,12 @@ int main(void)
 		printf("\n");
 		fi_close(&domain->fid);
 	}
+	printf("memory interfaces:\n");
+	for (i = FI_HMEM_SYSTEM; i <= FI_HMEM_SYNAPSEAI; i++) {
+		ret = hmr_hmem_status((enum fi_hmem_iface)i, why, sizeof(why));
+		printf("  %-9s %s%s\n",
+		       hmr_hmem_iface_name((enum fi_hmem_iface)i),
+		       ret ? "absent: " : "present", ret ? why : "");
+	}
 	return failed;
 }

@@ -185,6 +185,54 @@ HMR_EXPORT int hmr_mr_access_auth(struct fid_domain *domain,
                                   uint64_t key, uint64_t addr, size_t len,
                                   uint64_t access, void **ptr);
 
+/*
+ * Memory classification.  hmr_hmem_query tells what memory [ptr, ptr +
+ * len) is: which interface allocated it, on which device, the allocation
+ * it lies in, and the allocation's buffer id (which changes when the
+ * address is freed and allocated again: a registration cache compares it).
+ * Backends (CUDA, ...) load lazily at the first call that needs them:
+ * HMR_HMEM (or libfabric's FI_HMEM) = "cuda,rocr,..." restricts which.
+ * Host pointers are answered from a memtype cache without calling any
+ * vendor runtime once they are known, and at once while no backend has a
+ * device.
+ */
+#define HMR_HMEM_DEVICE_ONLY     (1u << 0) /* Device-only allocation. */
+#define HMR_HMEM_HOST_ALLOC      (1u << 1) /* The runtime's AllocHost. */
+#define HMR_HMEM_MANAGED         (1u << 2) /* Unified/managed memory. */
+#define HMR_HMEM_HOST_REGISTERED (1u << 3) /* Host memory the runtime pins. */
+
+struct hmr_hmem_info {
+	enum fi_hmem_iface iface;
+	uint64_t device;    /* CUdevice, ze encoding, ... (0 for host). */
+	uint64_t base;      /* The allocation holding ptr (0 if unknown). */
+	uint64_t size;      /* Its length. */
+	uint64_t buffer_id; /* 0 when the interface has none. */
+	uint32_t flags;     /* HMR_HMEM_* */
+};
+
+HMR_EXPORT int hmr_hmem_query(const void *ptr, size_t len,
+                              struct hmr_hmem_info *info);
+
+/* 0 when the interface's backend is loaded and has a device; otherwise a
+ * negative code and, in `why`, the reason it is absent. */
+HMR_EXPORT int hmr_hmem_status(enum fi_hmem_iface iface, char *why,
+                               size_t why_len);
+HMR_EXPORT const char *hmr_hmem_iface_name(enum fi_hmem_iface iface);
+
+/* A dma-buf fd and the offset of ptr in it, for [ptr, ptr + len) of device
+ * memory, exported by the owning backend; give it back with
+ * hmr_hmem_dmabuf_put (never close() it yourself: some runtimes track
+ * their fds).  flags: HMR_DMABUF_PCIE asks for a PCIe mapping where the
+ * runtime offers one (CUDA), falling back to the default when refused. */
+#define HMR_DMABUF_PCIE (1ULL << 0)
+HMR_EXPORT int hmr_hmem_dmabuf_get(const void *ptr, size_t len, uint64_t flags,
+                                   int *fd, uint64_t *offset);
+HMR_EXPORT int hmr_hmem_dmabuf_put(const void *ptr, int fd);
+
+/* Copy between host memory and device memory of any interface. */
+HMR_EXPORT int hmr_hmem_copy_to(void *dev, const void *host, size_t len);
+HMR_EXPORT int hmr_hmem_copy_from(void *host, const void *dev, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

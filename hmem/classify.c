@@ -1,0 +1,207 @@
+/* classify.c: what memory a pointer is, and the public hmem calls. */
+#include <string.h>
+
+#include "hmem.h"
+#include "log.h"
+
+#define IFACES (FI_HMEM_SYNAPSEAI + 1)
+
+static void host_info(struct hmr_hmem_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->iface = FI_HMEM_SYSTEM;
+}
+
+/* Ask the present device backends, in iface order. */
+static int ask_backends(const void *ptr, size_t len, struct hmr_hmem_info *info)
+{
+	const struct hmr_backend_ops *b;
+	int i, ret;
+
+	for (i = FI_HMEM_SYSTEM + 1; i < IFACES; i++) {
+		b = hmr__hmem_backend((enum fi_hmem_iface)i);
+		if (!b)
+			continue;
+		ret = b->query(ptr, len, info);
+		if (ret == 0)
+			return 0;
+		if (ret != -FI_ENOENT)
+			return ret;
+	}
+	host_info(info);
+	return 0;
+}
+
+int hmr__hmem_classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
+{
+	uintptr_t a = (uintptr_t)ptr;
+	int ret;
+
+	hmr__hmem_init();
+	/* O(1) while no backend has a device: everything is host. */
+	if (!hmr__hmem_any_device()) {
+		host_info(info);
+		return 0;
+	}
+	if (hmr__memtype_lookup(a, len, info))
+		return 0;
+	ret = ask_backends(ptr, len, info);
+	if (ret)
+		return ret;
+	if (info->iface != FI_HMEM_SYSTEM) {
+		hmr__memtype_device_seen();
+		if (info->size)
+			hmr__memtype_insert(info->base, info->base + info->size,
+			                    info);
+	} else {
+		hmr__memtype_insert(a, a + len, info);
+	}
+	return 0;
+}
+
+int hmr_hmem_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
+{
+	if (!ptr || !len || !info || (uintptr_t)ptr + len < (uintptr_t)ptr)
+		return -FI_EINVAL;
+	return hmr__hmem_classify(ptr, len, info);
+}
+
+/* The backend owning ptr, for the calls that act on device memory. */
+static int owner(const void *ptr, size_t len, const struct hmr_backend_ops **b)
+{
+	struct hmr_hmem_info info;
+	int ret = hmr__hmem_classify(ptr, len ? len : 1, &info);
+
+	if (ret)
+		return ret;
+	*b = hmr__hmem_backend(info.iface);
+	return *b ? 0 : -FI_ENOSYS;
+}
+
+int hmr_hmem_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
+                        uint64_t *offset)
+{
+	const struct hmr_backend_ops *b;
+	int ret;
+
+	if (!ptr || !len || !fd || !offset || (flags & ~HMR_DMABUF_PCIE))
+		return -FI_EINVAL;
+	ret = owner(ptr, len, &b);
+	if (ret)
+		return ret;
+	return b->dmabuf_get(ptr, len, flags, fd, offset);
+}
+
+int hmr_hmem_dmabuf_put(const void *ptr, int fd)
+{
+	const struct hmr_backend_ops *b;
+	int ret;
+
+	if (!ptr || fd < 0)
+		return -FI_EINVAL;
+	ret = owner(ptr, 1, &b);
+	if (ret)
+		return ret;
+	return b->dmabuf_put(fd);
+}
+
+int hmr_hmem_copy_to(void *dev, const void *host, size_t len)
+{
+	const struct hmr_backend_ops *b;
+	int ret;
+
+	if (!dev || !host)
+		return -FI_EINVAL;
+	if (!len)
+		return 0;
+	ret = owner(dev, len, &b);
+	return ret ? ret : b->copy_to(dev, host, len);
+}
+
+int hmr_hmem_copy_from(void *host, const void *dev, size_t len)
+{
+	const struct hmr_backend_ops *b;
+	int ret;
+
+	if (!dev || !host)
+		return -FI_EINVAL;
+	if (!len)
+		return 0;
+	ret = owner(dev, len, &b);
+	return ret ? ret : b->copy_from(host, dev, len);
+}
+
+static int check_hint(enum fi_hmem_iface hint, uint64_t device_hint,
+                      uint64_t flags, const struct hmr_hmem_info *info)
+{
+	char why[192];
+
+	if (hmr_hmem_status(hint, why, sizeof(why))) {
+		hmr_warn("iface %s: backend absent, because %s",
+		         hmr_hmem_iface_name(hint), why);
+		return -FI_ENOSYS;
+	}
+	if (info->iface != hint) {
+		hmr_warn("iface %s given, but the memory is %s",
+		         hmr_hmem_iface_name(hint),
+		         hmr_hmem_iface_name(info->iface));
+		return -FI_EINVAL;
+	}
+	/* FI_HMEM_HOST_ALLOC: "the field device is ignored". */
+	if (!(flags & FI_HMEM_HOST_ALLOC) &&
+	    !(info->flags & HMR_HMEM_HOST_ALLOC) &&
+	    info->device != device_hint) {
+		hmr_warn("%s device %llu given, but the memory is on device "
+		         "%llu",
+		         hmr_hmem_iface_name(hint),
+		         (unsigned long long)device_hint,
+		         (unsigned long long)info->device);
+		return -FI_EINVAL;
+	}
+	return 0;
+}
+
+int hmr__hmem_resolve(enum fi_hmem_iface hint, uint64_t device_hint,
+                      const struct iovec *iov, size_t count, uint64_t flags,
+                      struct hmr_hmem_info *info)
+{
+	struct hmr_hmem_info other;
+	size_t i;
+	int ret;
+
+	ret = hmr__hmem_classify(iov[0].iov_base, iov[0].iov_len, info);
+	if (!ret && hint != FI_HMEM_SYSTEM)
+		ret = check_hint(hint, device_hint, flags, info);
+	for (i = 1; !ret && i < count; i++) {
+		ret = hmr__hmem_classify(iov[i].iov_base, iov[i].iov_len,
+		                         &other);
+		if (!ret && (other.iface != info->iface ||
+		             other.device != info->device)) {
+			hmr_warn("iov[%zu] is %s memory of device %llu, iov[0] "
+			         "%s of device %llu",
+			         i, hmr_hmem_iface_name(other.iface),
+			         (unsigned long long)other.device,
+			         hmr_hmem_iface_name(info->iface),
+			         (unsigned long long)info->device);
+			ret = -FI_EINVAL;
+		}
+	}
+	if (ret)
+		return ret;
+	if ((flags & FI_HMEM_DEVICE_ONLY) &&
+	    !(info->flags & HMR_HMEM_DEVICE_ONLY)) {
+		hmr_warn("FI_HMEM_DEVICE_ONLY, but the memory is %s%s",
+		         hmr_hmem_iface_name(info->iface),
+		         info->iface == FI_HMEM_SYSTEM ? ""
+		                                       : " (not device-only)");
+		return -FI_EINVAL;
+	}
+	if ((flags & FI_HMEM_HOST_ALLOC) &&
+	    !(info->flags & HMR_HMEM_HOST_ALLOC)) {
+		hmr_warn("FI_HMEM_HOST_ALLOC, but the memory is not a %s host "
+		         "allocation",
+		         hmr_hmem_iface_name(info->iface));
+		return -FI_EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,51 @@
+/* dl.c: dlopen with an override variable, and a symbol-table loop. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <hmr/fi_mr.h>
+
+#include "dl.h"
+#include "log.h"
+
+int hmr__dl_open(const char *override_env, const char *const *names,
+                 size_t count, void **handle, char *why, size_t why_len)
+{
+	const char *path = override_env ? getenv(override_env) : NULL;
+	size_t i;
+
+	if (path && *path) {
+		*handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		if (*handle)
+			return 0;
+		snprintf(why, why_len, "%s=%s does not load: %s", override_env,
+		         path, dlerror());
+		return -FI_ENOSYS;
+	}
+	for (i = 0; i < count; i++) {
+		*handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+		if (*handle) {
+			hmr_info("loaded %s", names[i]);
+			return 0;
+		}
+	}
+	snprintf(why, why_len, "%s not found (%s)", count ? names[0] : "?",
+	         dlerror());
+	return -FI_ENOSYS;
+}
+
+int hmr__dl_resolve(void *handle, const struct hmr_dl_sym *syms, size_t count,
+                    char *why, size_t why_len)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++) {
+		*syms[i].ptr = dlsym(handle, syms[i].name);
+		if (!*syms[i].ptr && !syms[i].optional) {
+			snprintf(why, why_len, "symbol %s missing",
+			         syms[i].name);
+			return -FI_ENOSYS;
+		}
+	}
+	return 0;
+}

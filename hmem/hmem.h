@@ -1,0 +1,100 @@
+/* hmem.h: the backend interface and the classification entry points. */
+#ifndef HMR_HMEM_HMEM_H
+#define HMR_HMEM_HMEM_H
+
+#include <stdbool.h>
+
+#include <hmr/hmr.h>
+
+/*
+ * One const table per interface, indexed by enum fi_hmem_iface; the host
+ * ("system") backend is one of them.  Backends fill what they support;
+ * hmem.c copies each table once over a table of -FI_ENOSYS stubs, so
+ * callers never test for NULL.  Slots take and return 0 or -FI_E*.
+ *
+ * A backend whose runtime is missing, or has no device, answers init with
+ * -FI_ENOSYS and a reason: "absent", not an error.  Other init failures are
+ * logged as warnings.
+ */
+#define HMR_BACKEND_OPS_VERSION 1
+
+struct hmr_backend_ops {
+	unsigned version; /* HMR_BACKEND_OPS_VERSION */
+	enum fi_hmem_iface iface;
+	const char *name; /* "cuda", as HMR_HMEM/FI_HMEM spell it. */
+
+	int (*init)(char *why, size_t why_len);
+	void (*fini)(void);
+
+	/* What ptr is.  -FI_ENOENT: not this interface's memory. */
+	int (*query)(const void *ptr, size_t len, struct hmr_hmem_info *info);
+
+	int (*host_register)(void *ptr, size_t len);
+	int (*host_unregister)(void *ptr);
+	int (*copy_to)(void *dev, const void *host, size_t len);
+	int (*copy_from)(void *host, const void *dev, size_t len);
+
+	/* dma-buf for [ptr, ptr + len): *fd, and *offset of ptr in it. */
+	int (*dmabuf_get)(const void *ptr, size_t len, uint64_t flags, int *fd,
+	                  uint64_t *offset);
+	int (*dmabuf_put)(int fd);
+	/* Whether the device can export dma-bufs at all (probed per device,
+	 * never assumed from device 0). */
+	bool (*dmabuf_supported)(uint64_t device);
+
+	int (*ipc_get)(const void *ptr, void *handle, size_t *handle_size);
+	int (*ipc_open)(uint64_t device, const void *handle, size_t handle_size,
+	                void **ptr);
+	int (*ipc_close)(void *ptr);
+};
+
+/* The tables the build has; hmem.c lists them by iface. */
+extern const struct hmr_backend_ops hmr__system_backend;
+extern const struct hmr_backend_ops hmr__cuda_backend;
+
+/* Start every selected backend once (thread-safe); cheap after that. */
+void hmr__hmem_init(void);
+
+/* The merged ops of a present backend, or NULL when absent. */
+const struct hmr_backend_ops *hmr__hmem_backend(enum fi_hmem_iface iface);
+
+/* A backend other than the host one is present (has a device). */
+bool hmr__hmem_any_device(void);
+
+/* FI_HMEM_DISABLE_P2P (or HMR_HMEM_DISABLE_P2P) is set. */
+bool hmr__hmem_p2p_disabled(void);
+
+/*
+ * Classify [ptr, ptr + len): the memtype cache first, then the present
+ * backends in iface order; remembers the answer.  Host memory is
+ * FI_HMEM_SYSTEM with the other fields 0.
+ */
+int hmr__hmem_classify(const void *ptr, size_t len, struct hmr_hmem_info *info);
+
+/*
+ * The memory of a registration: with an iface hint (not FI_HMEM_SYSTEM)
+ * the truth must match it, iface and device (-FI_EINVAL, logged; an
+ * absent backend is -FI_ENOSYS); without, the truth.  Every iov must be
+ * the same memory.  FI_HMEM_DEVICE_ONLY and FI_HMEM_HOST_ALLOC in flags
+ * must match the allocation's type.
+ */
+int hmr__hmem_resolve(enum fi_hmem_iface hint, uint64_t device_hint,
+                      const struct iovec *iov, size_t count, uint64_t flags,
+                      struct hmr_hmem_info *info);
+
+/*
+ * The memtype cache (memtype.c).  Ranges of device memory that backends
+ * reported, and host ranges already classified.  Lookups take no lock.
+ */
+/* True while no backend has reported device memory: everything is host. */
+bool hmr__memtype_all_host(void);
+/* 1: found (*info filled); 0: unknown. */
+int hmr__memtype_lookup(uintptr_t addr, size_t len, struct hmr_hmem_info *info);
+void hmr__memtype_insert(uintptr_t start, uintptr_t end,
+                         const struct hmr_hmem_info *info);
+/* An allocation or mapping ended: forget everything in [start, end). */
+void hmr__memtype_remove(uintptr_t start, uintptr_t end);
+/* Device memory exists in this process from now on. */
+void hmr__memtype_device_seen(void);
+
+#endif /* HMR_HMEM_HMEM_H */
