@@ -133,9 +133,16 @@ static int mr_publish(struct hmr_domain *d, struct hmr_mr *mr,
 {
 	int ret;
 
-	if (!hmr__prov_key(d))
+	if (!hmr__prov_key(d)) {
+		/* A key mapped from a peer's raw key names the peer's region
+		 * in this domain's key space too. */
+		if (hmr__keymap_find(&d->mapped, requested_key)) {
+			hmr_info("key %#llx is in use by a mapped raw key",
+			         (unsigned long long)requested_key);
+			return -FI_ENOKEY;
+		}
 		mr->key = requested_key;
-	else if (!d->registrar->provides_keys) {
+	} else if (!d->registrar->provides_keys) {
 		ret = alloc_key(d, &mr->key);
 		if (ret)
 			return ret;

@@ -18,6 +18,7 @@ const char *hmr_version_string(void)
 
 const char *hmr_strerror(int err)
 {
+	const char *desc;
 	static const char *const own[] = {
 	        [FI_EOTHER - FI_ERRNO_OFFSET] = "Unspecified error",
 	        [FI_ETOOSMALL - FI_ERRNO_OFFSET] =
@@ -47,9 +48,10 @@ const char *hmr_strerror(int err)
 		return "Success";
 	if (err >= FI_ERRNO_OFFSET && err < FI_ERRNO_MAX)
 		return own[err - FI_ERRNO_OFFSET];
-	/* strerror's buffer is static but its contents for a given errno
-	 * never change in glibc. */
-	return strerror(err);
+	/* strerrordesc_np's strings are constant; strerror's buffer for an
+	 * unknown code is reused by the next call. */
+	desc = strerrordesc_np(err);
+	return desc ? desc : "Unknown error";
 }
 
 int hmr__fid_enosys_bind(struct fid *fid, struct fid *bfid, uint64_t flags)

@@ -1,0 +1,337 @@
+/* test_mr_flags.c: SINGLE_USE, RMA_PMEM, HMEM flags and FI_MR_DMABUF. */
+#define _GNU_SOURCE 1
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core_util.h"
+
+#define DMABUF_SIZE (4 * 4096)
+
+static char buf[4096];
+
+static int reg_flags(struct fid_domain *domain, uint64_t flags)
+{
+	struct fid_mr *mr = NULL;
+	int ret = fi_mr_reg(domain, buf, 64, REMOTE_RW, 0, 1, flags, &mr, NULL);
+
+	if (ret == 0)
+		close_ok(&mr->fid);
+	else
+		ASSERT_PTR_EQ(mr, NULL);
+	return ret;
+}
+
+static int count_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *ent;
+	int n = 0;
+
+	ASSERT_TRUE(dir != NULL);
+	while ((ent = readdir(dir)) != NULL)
+		if (ent->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
+/* A memfd of DMABUF_SIZE bytes standing in for a dma-buf. */
+static int make_memfd(void)
+{
+	int fd = memfd_create("hmr-dmabuf", MFD_CLOEXEC);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_OK(ftruncate(fd, DMABUF_SIZE));
+	return fd;
+}
+
+static void dmabuf_attr(struct fi_mr_attr *attr, struct fi_mr_dmabuf *dmabuf,
+                        int fd, uint64_t offset, size_t len, void *base,
+                        uint64_t key)
+{
+	memset(attr, 0, sizeof(*attr));
+	dmabuf->fd = fd;
+	dmabuf->offset = offset;
+	dmabuf->len = len;
+	dmabuf->base_addr = base;
+	attr->dmabuf = dmabuf;
+	attr->iov_count = 1;
+	attr->access = REMOTE_RW;
+	attr->requested_key = key;
+}
+
+HMR_TEST(mr_single_use_key_works_once)
+{
+	struct fid_domain *domain = open_domain(0, 0);
+	struct fid_mr *mr =
+	        reg_ok(domain, buf, 64, REMOTE_RW, 1, FI_MR_SINGLE_USE);
+	void *ptr = NULL;
+
+	ASSERT_OK(hmr_mr_access(domain, 1, 0, 8, FI_REMOTE_WRITE, &ptr));
+	ASSERT_EQ(hmr_mr_access(domain, 1, 0, 8, FI_REMOTE_WRITE, &ptr),
+	          -FI_ENOKEY);
+	ASSERT_EQ(hmr_mr_access(domain, 1, 0, 8, FI_REMOTE_READ, &ptr),
+	          -FI_ENOKEY);
+	close_ok(&mr->fid);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_single_use_refused_access_does_not_use_it_up)
+{
+	struct fid_domain *domain = open_domain(0, 0);
+	struct fid_mr *mr =
+	        reg_ok(domain, buf, 64, FI_REMOTE_READ, 1, FI_MR_SINGLE_USE);
+	void *ptr = NULL;
+
+	ASSERT_EQ(hmr_mr_access(domain, 1, 0, 8, FI_REMOTE_WRITE, &ptr),
+	          -FI_EACCES);
+	ASSERT_EQ(hmr_mr_access(domain, 1, 60, 8, FI_REMOTE_READ, &ptr),
+	          -FI_EFAULT);
+	ASSERT_EQ(hmr_mr_access(domain, 1, 0, 0, FI_REMOTE_READ, &ptr),
+	          -FI_EINVAL);
+	ASSERT_OK(hmr_mr_access(domain, 1, 0, 8, FI_REMOTE_READ, &ptr));
+	ASSERT_PTR_EQ(ptr, buf);
+	ASSERT_EQ(hmr_mr_access(domain, 1, 0, 8, FI_REMOTE_READ, &ptr),
+	          -FI_ENOKEY);
+	close_ok(&mr->fid);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_single_use_other_keys_unaffected)
+{
+	struct fid_domain *domain = open_domain(0, 0);
+	struct fid_mr *once =
+	        reg_ok(domain, buf, 64, REMOTE_RW, 1, FI_MR_SINGLE_USE);
+	struct fid_mr *many = reg_ok(domain, buf, 64, REMOTE_RW, 2, 0);
+	void *ptr = NULL;
+	int i;
+
+	ASSERT_OK(hmr_mr_access(domain, 1, 0, 8, FI_REMOTE_WRITE, &ptr));
+	for (i = 0; i < 3; i++)
+		ASSERT_OK(
+		        hmr_mr_access(domain, 2, 0, 8, FI_REMOTE_WRITE, &ptr));
+	close_ok(&many->fid);
+	close_ok(&once->fid);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_rma_pmem_needs_cap)
+{
+	struct fid_domain *plain = open_domain(0, 0);
+	struct fid_domain *pmem = open_domain(0, FI_RMA_PMEM);
+
+	ASSERT_EQ(reg_flags(plain, FI_RMA_PMEM), -FI_EBADFLAGS);
+	ASSERT_OK(reg_flags(pmem, FI_RMA_PMEM));
+	close_ok(&pmem->fid);
+	close_ok(&plain->fid);
+}
+
+HMR_TEST(mr_hmem_flags_need_hmem_cap)
+{
+	struct fid_domain *domain = open_domain(0, 0);
+	struct fi_mr_dmabuf dmabuf;
+	struct fi_mr_attr attr;
+	struct fid_mr *mr = NULL;
+	int fd = make_memfd();
+
+	ASSERT_EQ(reg_flags(domain, FI_HMEM_DEVICE_ONLY), -FI_EBADFLAGS);
+	ASSERT_EQ(reg_flags(domain, FI_HMEM_HOST_ALLOC), -FI_EBADFLAGS);
+	dmabuf_attr(&attr, &dmabuf, fd, 0, 4096, NULL, 1);
+	ASSERT_EQ(fi_mr_regattr(domain, &attr, FI_MR_DMABUF, &mr),
+	          -FI_EBADFLAGS);
+	ASSERT_PTR_EQ(mr, NULL);
+	ASSERT_OK(close(fd));
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_dmabuf_writes_land_in_memfd)
+{
+	struct fid_domain *domain = open_domain(0, FI_HMEM);
+	struct fi_mr_dmabuf dmabuf;
+	struct fi_mr_attr attr;
+	struct fid_mr *mr;
+	char got[8] = {0};
+	void *ptr = NULL;
+	int fd = make_memfd();
+
+	ASSERT_EQ(pwrite(fd, "before", 7, 4096 + 100), 7);
+	dmabuf_attr(&attr, &dmabuf, fd, 4096, 2 * 4096, NULL, 1);
+	mr = regattr_ok(domain, &attr, FI_MR_DMABUF);
+	/* 0-based: offset 0 is byte dmabuf.offset of the buffer. */
+	ASSERT_OK(hmr_mr_access(domain, 1, 100, 7, FI_REMOTE_READ, &ptr));
+	ASSERT_EQ(memcmp(ptr, "before", 7), 0);
+	ASSERT_OK(hmr_mr_access(domain, 1, 200, 6, FI_REMOTE_WRITE, &ptr));
+	memcpy(ptr, "after", 6);
+	ASSERT_EQ(pread(fd, got, 6, 4096 + 200), 6);
+	ASSERT_EQ(strcmp(got, "after"), 0);
+	ASSERT_EQ(hmr_mr_access(domain, 1, 2 * 4096, 1, FI_REMOTE_READ, &ptr),
+	          -FI_EFAULT);
+	close_ok(&mr->fid);
+	ASSERT_OK(close(fd));
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_dmabuf_fd_may_be_closed_after_registering)
+{
+	struct fid_domain *domain = open_domain(0, FI_HMEM);
+	struct fi_mr_dmabuf dmabuf;
+	struct fi_mr_attr attr;
+	struct fid_mr *mr;
+	char *view;
+	void *ptr = NULL;
+	int fd = make_memfd();
+
+	view = mmap(NULL, DMABUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	            0);
+	ASSERT_TRUE(view != MAP_FAILED);
+	dmabuf_attr(&attr, &dmabuf, fd, 0, DMABUF_SIZE, NULL, 1);
+	mr = regattr_ok(domain, &attr, FI_MR_DMABUF);
+	ASSERT_OK(close(fd));
+	ASSERT_OK(hmr_mr_access(domain, 1, 16, 4, FI_REMOTE_WRITE, &ptr));
+	memcpy(ptr, "fd!", 4);
+	ASSERT_EQ(strcmp(view + 16, "fd!"), 0);
+	close_ok(&mr->fid);
+	ASSERT_OK(munmap(view, DMABUF_SIZE));
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_dmabuf_virt_addr_starts_at_base_plus_offset)
+{
+	struct fid_domain *domain = open_domain(FI_MR_VIRT_ADDR, FI_HMEM);
+	struct fi_mr_dmabuf dmabuf;
+	struct fi_mr_attr attr;
+	struct fid_mr *mr;
+	uint8_t raw[256];
+	size_t size = sizeof(raw);
+	uint64_t base = 0, va;
+	char *view;
+	void *ptr = NULL;
+	int fd = make_memfd();
+
+	view = mmap(NULL, DMABUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	            0);
+	ASSERT_TRUE(view != MAP_FAILED);
+	dmabuf_attr(&attr, &dmabuf, fd, 4096, 4096, view, 1);
+	mr = regattr_ok(domain, &attr, FI_MR_DMABUF);
+	va = (uintptr_t)view + 4096;
+	ASSERT_OK(fi_mr_raw_attr(mr, &base, raw, &size, 0));
+	ASSERT_U64_EQ(base, va);
+	ASSERT_OK(hmr_mr_access(domain, 1, va + 8, 5, FI_REMOTE_WRITE, &ptr));
+	memcpy(ptr, "virt", 5);
+	ASSERT_EQ(strcmp(view + 4096 + 8, "virt"), 0);
+	ASSERT_EQ(hmr_mr_access(domain, 1, (uintptr_t)view, 8, FI_REMOTE_WRITE,
+	                        &ptr),
+	          -FI_EFAULT);
+	ASSERT_EQ(hmr_mr_access(domain, 1, 8, 8, FI_REMOTE_WRITE, &ptr),
+	          -FI_EFAULT);
+	close_ok(&mr->fid);
+	ASSERT_OK(munmap(view, DMABUF_SIZE));
+	ASSERT_OK(close(fd));
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_dmabuf_rejects_null_dmabuf_or_zero_len)
+{
+	struct fid_domain *domain = open_domain(0, FI_HMEM);
+	struct fi_mr_dmabuf dmabuf;
+	struct fi_mr_attr attr;
+	struct fid_mr *mr = NULL;
+	int fd = make_memfd();
+
+	dmabuf_attr(&attr, &dmabuf, fd, 0, 4096, NULL, 1);
+	attr.dmabuf = NULL;
+	ASSERT_EQ(fi_mr_regattr(domain, &attr, FI_MR_DMABUF, &mr), -FI_EINVAL);
+	ASSERT_PTR_EQ(mr, NULL);
+	dmabuf_attr(&attr, &dmabuf, fd, 0, 0, NULL, 1);
+	ASSERT_EQ(fi_mr_regattr(domain, &attr, FI_MR_DMABUF, &mr), -FI_EINVAL);
+	ASSERT_PTR_EQ(mr, NULL);
+	ASSERT_OK(close(fd));
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_dmabuf_bad_fd_is_ebadf)
+{
+	struct fid_domain *domain = open_domain(0, FI_HMEM);
+	struct fi_mr_dmabuf dmabuf;
+	struct fi_mr_attr attr;
+	struct fid_mr *mr = NULL;
+	int fd = make_memfd();
+
+	ASSERT_OK(close(fd)); /* now a number with no file behind it */
+	dmabuf_attr(&attr, &dmabuf, -1, 0, 4096, NULL, 1);
+	ASSERT_EQ(fi_mr_regattr(domain, &attr, FI_MR_DMABUF, &mr), -FI_EBADF);
+	ASSERT_PTR_EQ(mr, NULL);
+	dmabuf_attr(&attr, &dmabuf, fd, 0, 4096, NULL, 1);
+	ASSERT_EQ(fi_mr_regattr(domain, &attr, FI_MR_DMABUF, &mr), -FI_EBADF);
+	ASSERT_PTR_EQ(mr, NULL);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_dmabuf_does_not_leak_fds)
+{
+	struct fid_domain *domain = open_domain(0, FI_HMEM);
+	struct fi_mr_dmabuf dmabuf;
+	struct fi_mr_attr attr;
+	struct fid_mr *mr = NULL;
+	int fd = make_memfd();
+	int before = count_fds(), i;
+
+	for (i = 0; i < 20; i++) {
+		dmabuf_attr(&attr, &dmabuf, fd, 0, DMABUF_SIZE, NULL, 1);
+		mr = regattr_ok(domain, &attr, FI_MR_DMABUF);
+		close_ok(&mr->fid);
+		/* Failed registrations release what they took, too. */
+		dmabuf_attr(&attr, &dmabuf, fd, 0, 0, NULL, 1);
+		ASSERT_EQ(fi_mr_regattr(domain, &attr, FI_MR_DMABUF, &mr),
+		          -FI_EINVAL);
+		dmabuf_attr(&attr, &dmabuf, -1, 0, 4096, NULL, 1);
+		ASSERT_EQ(fi_mr_regattr(domain, &attr, FI_MR_DMABUF, &mr),
+		          -FI_EBADF);
+	}
+	ASSERT_EQ(count_fds(), before);
+	ASSERT_OK(close(fd));
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_dmabuf_many_live_mrs_release_fds_on_close)
+{
+	struct fid_domain *domain = open_domain(0, FI_HMEM);
+	struct fi_mr_dmabuf dmabuf;
+	struct fi_mr_attr attr;
+	struct fid_mr *mr[4];
+	int fd = make_memfd();
+	int before = count_fds(), i;
+
+	for (i = 0; i < 4; i++) {
+		dmabuf_attr(&attr, &dmabuf, fd, 0, 4096, NULL, (uint64_t)i + 1);
+		mr[i] = regattr_ok(domain, &attr, FI_MR_DMABUF);
+	}
+	for (i = 0; i < 4; i++)
+		close_ok(&mr[i]->fid);
+	ASSERT_EQ(count_fds(), before);
+	ASSERT_OK(close(fd));
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_hmem_cap_host_memory_with_system_iface)
+{
+	struct fid_domain *domain = open_domain(0, FI_HMEM);
+	struct fi_mr_attr attr;
+	struct iovec iov;
+	struct fid_mr *mr;
+	void *ptr = NULL;
+
+	attr_init(&attr, &iov, buf, 64, REMOTE_RW, 1);
+	attr.iface = FI_HMEM_SYSTEM;
+	attr.device.reserved = 42; /* ignored for FI_HMEM_SYSTEM */
+	mr = regattr_ok(domain, &attr, 0);
+	ASSERT_OK(hmr_mr_access(domain, 1, 0, 8, FI_REMOTE_WRITE, &ptr));
+	ASSERT_PTR_EQ(ptr, buf);
+	close_ok(&mr->fid);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST_MAIN()

@@ -1,0 +1,240 @@
+/* test_mr_refresh.c: fi_mr_refresh under MMU_NOTIFY and ALLOCATED modes. */
+#define _GNU_SOURCE 1
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "core_util.h"
+
+#define PAGES 4
+
+static char *map_pages(size_t n)
+{
+	void *p = mmap(NULL, n * page_size(), PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_TRUE(p != MAP_FAILED);
+	memset(p, 0, n * page_size());
+	return p;
+}
+
+static void unmap_pages(char *p, size_t n)
+{
+	ASSERT_OK(munmap(p, n * page_size()));
+}
+
+static int refresh1(struct fid_mr *mr, void *base, size_t len)
+{
+	struct iovec iov = {base, len};
+
+	return fi_mr_refresh(mr, &iov, 1, 0);
+}
+
+HMR_TEST(mr_refresh_rejects_flags)
+{
+	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
+	char *mem = map_pages(PAGES);
+	struct fid_mr *mr =
+	        reg_ok(domain, mem, PAGES * page_size(), REMOTE_RW, 1, 0);
+
+	ASSERT_EQ(fi_mr_refresh(mr, NULL, 0, 1), -FI_EBADFLAGS);
+	ASSERT_EQ(fi_mr_refresh(mr, NULL, 0, FI_REMOTE_WRITE), -FI_EBADFLAGS);
+	close_ok(&mr->fid);
+	unmap_pages(mem, PAGES);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_refresh_mmu_notify_whole_region)
+{
+	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
+	char *mem = map_pages(PAGES);
+	struct fid_mr *mr =
+	        reg_ok(domain, mem, PAGES * page_size(), REMOTE_RW, 1, 0);
+	struct iovec iov = {mem, page_size()};
+	void *ptr = NULL;
+
+	ASSERT_OK(fi_mr_refresh(mr, NULL, 0, 0));
+	/* A count of 0 means the whole region, whatever iov says. */
+	ASSERT_OK(fi_mr_refresh(mr, &iov, 0, 0));
+	/* Enabled again once the refresh returned. */
+	ASSERT_OK(hmr_mr_access(domain, 1, 0, 8, FI_REMOTE_WRITE, &ptr));
+	ASSERT_PTR_EQ(ptr, mem);
+	close_ok(&mr->fid);
+	unmap_pages(mem, PAGES);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_refresh_mmu_notify_ranges_inside_region)
+{
+	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
+	char *mem = map_pages(PAGES);
+	size_t ps = page_size();
+	struct fid_mr *mr = reg_ok(domain, mem + ps, 2 * ps, REMOTE_RW, 1, 0);
+	struct iovec iov[2] = {{mem + ps, 16}, {mem + 2 * ps + 8, ps - 8}};
+
+	ASSERT_OK(fi_mr_refresh(mr, iov, 2, 0));
+	ASSERT_OK(refresh1(mr, mem + ps, 2 * ps));
+	close_ok(&mr->fid);
+	unmap_pages(mem, PAGES);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_refresh_range_outside_region_is_einval)
+{
+	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
+	char *mem = map_pages(PAGES);
+	size_t ps = page_size();
+	struct fid_mr *mr = reg_ok(domain, mem + ps, 2 * ps, REMOTE_RW, 1, 0);
+	struct iovec iov[2] = {{mem + ps, 16}, {mem, 16}};
+
+	ASSERT_EQ(refresh1(mr, mem, 16), -FI_EINVAL);
+	ASSERT_EQ(refresh1(mr, mem + 3 * ps, 16), -FI_EINVAL);
+	ASSERT_EQ(refresh1(mr, mem + ps, 2 * ps + 1), -FI_EINVAL);
+	ASSERT_EQ(refresh1(mr, mem + ps - 1, 2), -FI_EINVAL);
+	ASSERT_EQ(fi_mr_refresh(mr, iov, 2, 0), -FI_EINVAL);
+	close_ok(&mr->fid);
+	unmap_pages(mem, PAGES);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_refresh_unmapped_range_is_efault)
+{
+	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
+	char *mem = map_pages(PAGES);
+	size_t ps = page_size();
+	struct fid_mr *mr = reg_ok(domain, mem, PAGES * ps, REMOTE_RW, 1, 0);
+
+	ASSERT_OK(munmap(mem + 2 * ps, ps));
+	ASSERT_EQ(fi_mr_refresh(mr, NULL, 0, 0), -FI_EFAULT);
+	ASSERT_EQ(refresh1(mr, mem + 2 * ps, 8), -FI_EFAULT);
+	ASSERT_EQ(refresh1(mr, mem + ps, 2 * ps), -FI_EFAULT);
+	/* The pages that are still mapped refresh fine. */
+	ASSERT_OK(refresh1(mr, mem, 2 * ps));
+	ASSERT_OK(refresh1(mr, mem + 3 * ps, ps));
+	close_ok(&mr->fid);
+	ASSERT_OK(munmap(mem, 2 * ps));
+	ASSERT_OK(munmap(mem + 3 * ps, ps));
+	close_ok(&domain->fid);
+}
+
+/* The application replaces the pages under the region, refreshes, and the
+ * peer's writes reach the new pages. */
+HMR_TEST(mr_refresh_after_remap_reaches_new_pages)
+{
+	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
+	char *mem = map_pages(PAGES);
+	size_t ps = page_size();
+	struct fid_mr *mr = reg_ok(domain, mem, PAGES * ps, REMOTE_RW, 1, 0);
+	void *p, *ptr = NULL;
+
+	mem[ps] = 'o';
+	p = mmap(mem + ps, ps, PROT_READ | PROT_WRITE,
+	         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	ASSERT_PTR_EQ(p, mem + ps);
+	ASSERT_OK(refresh1(mr, mem + ps, ps));
+	ASSERT_OK(hmr_mr_access(domain, 1, ps, 4, FI_REMOTE_WRITE, &ptr));
+	memcpy(ptr, "new", 4);
+	ASSERT_EQ(strcmp(mem + ps, "new"), 0);
+	close_ok(&mr->fid);
+	unmap_pages(mem, PAGES);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_refresh_allocated_unset_supported_and_stays_enabled)
+{
+	struct fid_domain *domain = open_domain(0, 0);
+	char *mem = map_pages(PAGES);
+	size_t ps = page_size();
+	struct fid_mr *mr = reg_ok(domain, mem, PAGES * ps, REMOTE_RW, 1, 0);
+	void *ptr = NULL;
+
+	ASSERT_OK(fi_mr_refresh(mr, NULL, 0, 0));
+	ASSERT_OK(refresh1(mr, mem + ps, ps));
+	ASSERT_OK(hmr_mr_access(domain, 1, 0, 8, FI_REMOTE_READ, &ptr));
+	ASSERT_EQ(fi_mr_refresh(mr, NULL, 0, 2), -FI_EBADFLAGS);
+	close_ok(&mr->fid);
+	unmap_pages(mem, PAGES);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_refresh_allocated_unset_same_checks)
+{
+	struct fid_domain *domain = open_domain(0, 0);
+	char *mem = map_pages(PAGES);
+	size_t ps = page_size();
+	struct fid_mr *mr = reg_ok(domain, mem, 2 * ps, REMOTE_RW, 1, 0);
+
+	ASSERT_EQ(refresh1(mr, mem + 2 * ps, 8), -FI_EINVAL);
+	ASSERT_OK(munmap(mem + ps, ps));
+	ASSERT_EQ(refresh1(mr, mem + ps, 8), -FI_EFAULT);
+	ASSERT_EQ(fi_mr_refresh(mr, NULL, 0, 0), -FI_EFAULT);
+	close_ok(&mr->fid);
+	ASSERT_OK(munmap(mem, ps));
+	ASSERT_OK(munmap(mem + 2 * ps, (PAGES - 2) * ps));
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_refresh_allocated_without_mmu_notify_is_enosys)
+{
+	struct fid_domain *domain = open_domain(FI_MR_ALLOCATED, 0);
+	char *mem = map_pages(PAGES);
+	struct fid_mr *mr =
+	        reg_ok(domain, mem, PAGES * page_size(), REMOTE_RW, 1, 0);
+
+	ASSERT_EQ(fi_mr_refresh(mr, NULL, 0, 0), -FI_ENOSYS);
+	ASSERT_EQ(refresh1(mr, mem, 8), -FI_ENOSYS);
+	close_ok(&mr->fid);
+	unmap_pages(mem, PAGES);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_refresh_basic_mode_is_enosys)
+{
+	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
+	struct fid_domain *domain = NULL;
+	char *mem = map_pages(1);
+	struct fid_mr *mr;
+
+	attr.mr_mode = FI_MR_BASIC;
+	ASSERT_OK(hmr_domain_open(&attr, &domain));
+	mr = reg_ok(domain, mem, page_size(), REMOTE_RW, 0, 0);
+	ASSERT_EQ(fi_mr_refresh(mr, NULL, 0, 0), -FI_ENOSYS);
+	close_ok(&mr->fid);
+	unmap_pages(mem, 1);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_refresh_mmu_notify_wins_over_allocated)
+{
+	struct fid_domain *domain =
+	        open_domain(FI_MR_ALLOCATED | FI_MR_MMU_NOTIFY, 0);
+	char *mem = map_pages(PAGES);
+	struct fid_mr *mr =
+	        reg_ok(domain, mem, PAGES * page_size(), REMOTE_RW, 1, 0);
+	void *ptr = NULL;
+
+	ASSERT_OK(fi_mr_refresh(mr, NULL, 0, 0));
+	ASSERT_OK(hmr_mr_access(domain, 1, 0, 8, FI_REMOTE_READ, &ptr));
+	close_ok(&mr->fid);
+	unmap_pages(mem, PAGES);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_refresh_regv_region_covers_every_iov)
+{
+	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
+	char *a = map_pages(1), *b = map_pages(1);
+	struct iovec iov[2] = {{a, page_size()}, {b, page_size()}};
+	struct fid_mr *mr = NULL;
+
+	ASSERT_OK(fi_mr_regv(domain, iov, 2, REMOTE_RW, 0, 1, 0, &mr, NULL));
+	ASSERT_OK(refresh1(mr, b + 8, 8));
+	ASSERT_OK(fi_mr_refresh(mr, iov, 2, 0));
+	ASSERT_OK(fi_mr_refresh(mr, NULL, 0, 0));
+	close_ok(&mr->fid);
+	unmap_pages(b, 1);
+	unmap_pages(a, 1);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST_MAIN()
