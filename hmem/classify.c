@@ -32,27 +32,41 @@ static int ask_backends(const void *ptr, size_t len, struct hmr_hmem_info *info)
 	return 0;
 }
 
-int hmr__hmem_classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
+/*
+ * Host answers come from the memtype cache without any vendor call.  A
+ * device answer is always fresh from its backend, since buffer ids and
+ * the allocation may have changed since it was cached; the cache then
+ * only saves asking the other backends.
+ */
+int hmr__hmem_classify(const void *ptr, size_t len,
+		       struct hmr_hmem_info *info)
 {
+	const struct hmr_backend_ops *b;
 	uintptr_t a = (uintptr_t)ptr;
 	int ret;
 
-	hmr__hmem_init();
 	/* O(1) while no backend has a device: everything is host. */
 	if (!hmr__hmem_any_device()) {
 		host_info(info);
 		return 0;
 	}
-	if (hmr__memtype_lookup(a, len, info))
-		return 0;
+	if (hmr__memtype_lookup(a, len, info)) {
+		if (info->iface == FI_HMEM_SYSTEM)
+			return 0;
+		b = hmr__hmem_backend(info->iface);
+		ret = b ? b->query(ptr, len, info) : -FI_ENOENT;
+		if (ret != -FI_ENOENT)
+			return ret;
+		/* Freed since: forget it and ask everyone. */
+		hmr__memtype_remove(a, a + len);
+	}
 	ret = ask_backends(ptr, len, info);
 	if (ret)
 		return ret;
 	if (info->iface != FI_HMEM_SYSTEM) {
-		hmr__memtype_device_seen();
 		if (info->size)
-			hmr__memtype_insert(info->base, info->base + info->size,
-			                    info);
+			hmr__memtype_insert(info->base,
+					    info->base + info->size, info);
 	} else {
 		hmr__memtype_insert(a, a + len, info);
 	}

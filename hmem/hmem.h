@@ -86,15 +86,11 @@ int hmr__hmem_resolve(enum fi_hmem_iface hint, uint64_t device_hint,
  * The memtype cache (memtype.c).  Ranges of device memory that backends
  * reported, and host ranges already classified.  Lookups take no lock.
  */
-/* True while no backend has reported device memory: everything is host. */
-bool hmr__memtype_all_host(void);
 /* 1: found (*info filled); 0: unknown. */
 int hmr__memtype_lookup(uintptr_t addr, size_t len, struct hmr_hmem_info *info);
 void hmr__memtype_insert(uintptr_t start, uintptr_t end,
                          const struct hmr_hmem_info *info);
 /* An allocation or mapping ended: forget everything in [start, end). */
 void hmr__memtype_remove(uintptr_t start, uintptr_t end);
-/* Device memory exists in this process from now on. */
-void hmr__memtype_device_seen(void);
 
 #endif /* HMR_HMEM_HMEM_H */

@@ -30,21 +30,9 @@ static struct entry table[MEMTYPE_MAX]; /* (write_lock; seq for readers) */
 static _Atomic size_t count;            /* (write_lock; seq for readers) */
 static _Atomic unsigned seq;            /* Odd while a writer works. */
 static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Set once, never cleared: some backend reported device memory. */
-static atomic_bool device_seen;
 
 #define LD(x)    atomic_load_explicit(&(x), memory_order_relaxed)
 #define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
-
-bool hmr__memtype_all_host(void)
-{
-	return !atomic_load_explicit(&device_seen, memory_order_acquire);
-}
-
-void hmr__memtype_device_seen(void)
-{
-	atomic_store_explicit(&device_seen, true, memory_order_release);
-}
 
 /* The index of the last entry with start <= addr, or -1. */
 static long find(uintptr_t addr, size_t n)
