@@ -98,10 +98,10 @@ int hmr_domain_probe(enum hmr_domain_kind kind, char *why, size_t why_len)
 
 /* The effective mr_mode, as fi_getinfo reports it. */
 static int effective_mr_mode(const struct hmr_domain_attr *attr,
-                             const struct hmr_registrar_ops *r,
+                             const struct hmr_registrar_ops *r, uint64_t needed,
                              uint64_t *mr_mode)
 {
-	uint64_t req = attr->mr_mode, needed = r->needed_mr_mode, keep;
+	uint64_t req = attr->mr_mode, keep;
 
 	if (req == FI_MR_BASIC) {
 		*mr_mode = FI_MR_BASIC;
@@ -266,9 +266,6 @@ int hmr_domain_open(const struct hmr_domain_attr *attr,
 		ret = -FI_EINVAL;
 		goto err_free;
 	}
-	ret = effective_mr_mode(&d->attr, r, &d->mr_mode);
-	if (ret)
-		goto err_free;
 	if (d->attr.auth_key_size)
 		memcpy(d->auth_key, d->attr.auth_key, d->attr.auth_key_size);
 	d->attr.auth_key = NULL; /* Ours is d->auth_key. */
@@ -289,14 +286,22 @@ int hmr_domain_open(const struct hmr_domain_attr *attr,
 	d->domain_fid.ops = &hmr__domain_enosys_ops;
 	d->domain_fid.mr = &hmr__mr_ops;
 	d->registrar = r;
+	d->needed_mr_mode = r->needed_mr_mode;
+	/* Open first: the device decides what it needs (ODP lifts
+	 * FI_MR_ALLOCATED, for one). */
 	ret = r->open(d);
 	/* The caller's string is valid only during this call. */
 	d->attr.nic_name = NULL;
 	if (ret)
 		goto err_lock;
+	ret = effective_mr_mode(&d->attr, r, d->needed_mr_mode, &d->mr_mode);
+	if (ret)
+		goto err_registrar;
 	*domain = &d->domain_fid;
 	return 0;
 
+err_registrar:
+	r->close(d);
 err_lock:
 	pthread_rwlock_destroy(&d->lock);
 err_free:

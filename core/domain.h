@@ -119,6 +119,7 @@ struct hmr_domain {
 	void *registrar_data;
 	struct hmr_domain_attr attr; /* Normalised copy. */
 	uint64_t mr_mode;            /* Effective. */
+	uint64_t needed_mr_mode;     /* The registrar's; open may change it. */
 	uint64_t key_max;            /* Largest key that fits mr_key_size. */
 	uint64_t tag;                /* Identifies this domain's raw keys. */
 	uint64_t secret;             /* Checks them; never leaves the domain. */

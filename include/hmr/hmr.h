@@ -55,6 +55,9 @@ enum hmr_domain_kind {
  * machine without that hardware.
  */
 #define HMR_DOMAIN_EMULATE_MR_MODE (1ULL << 0)
+/* Verbs domains: register with IBV_ACCESS_RELAXED_ORDERING (PCIe relaxed
+ * ordering for NIC writes; see ibv_reg_mr(3) for what it gives up). */
+#define HMR_DOMAIN_RELAXED_ORDERING (1ULL << 1)
 
 struct ibv_pd;
 
@@ -184,6 +187,23 @@ HMR_EXPORT int hmr_mr_access_auth(struct fid_domain *domain,
                                   const void *auth_key, size_t auth_key_size,
                                   uint64_t key, uint64_t addr, size_t len,
                                   uint64_t access, void **ptr);
+
+/*
+ * Verbs domains.  fi_mr_key() is the rkey, and fi_mr_desc() points at a
+ * struct hmr_verbs_desc: the lkey for an ibv_sge is
+ * ((struct hmr_verbs_desc *)fi_mr_desc(mr))->lkey.  Raw keys carry the
+ * rkey, and fi_mr_map_raw() on the peer's domain gives it back.
+ */
+struct hmr_verbs_desc {
+	uint32_t lkey;
+	uint32_t rkey;
+	struct ibv_mr *mr;
+};
+/* The verbs MR behind an hmr MR (NULL on other domains). */
+HMR_EXPORT struct ibv_mr *hmr_verbs_mr(struct fid_mr *mr);
+/* The protection domain of a verbs domain, to create QPs on (NULL on
+ * other domains).  Owned by hmr unless the caller passed it in. */
+HMR_EXPORT struct ibv_pd *hmr_verbs_pd(struct fid_domain *domain);
 
 /*
  * Memory classification.  hmr_hmem_query tells what memory [ptr, ptr +

@@ -1,0 +1,176 @@
+/* verbs.c: the verbs registrar: probing, opening and closing a NIC. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "verbs.h"
+
+static int verbs_probe(char *why, size_t why_len)
+{
+	struct ibv_device **list;
+	int n = 0;
+
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		snprintf(why, why_len,
+		         "no RDMA device (ibv_get_device_list: "
+		         "%s)",
+		         strerror(errno));
+		return -FI_ENODEV;
+	}
+	ibv_free_device_list(list);
+	if (n == 0) {
+		snprintf(why, why_len, "no RDMA device");
+		return -FI_ENODEV;
+	}
+	return 0;
+}
+
+static int open_nic(struct hmr_verbs *v, const char *name)
+{
+	struct ibv_device **list;
+	int n = 0, i, ret = -FI_ENODEV;
+
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		hmr_warn("ibv_get_device_list: %s", strerror(errno));
+		return -FI_ENODEV;
+	}
+	for (i = 0; i < n; i++) {
+		if (name && strcmp(ibv_get_device_name(list[i]), name) != 0)
+			continue;
+		v->ctx = ibv_open_device(list[i]);
+		ret = v->ctx ? 0 : -FI_ENODEV;
+		break;
+	}
+	if (ret)
+		hmr_warn("RDMA device %s: %s", name ? name : "(first)",
+		         i == n ? "not found" : strerror(errno));
+	ibv_free_device_list(list);
+	return ret;
+}
+
+/* fd -1: a kernel that imports dma-bufs fails on the fd (EBADF); one
+ * that cannot says EOPNOTSUPP before looking at it. */
+static bool probe_dmabuf(struct ibv_pd *pd)
+{
+	struct ibv_mr *mr =
+	        ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, IBV_ACCESS_LOCAL_WRITE);
+
+	if (mr) { /* Cannot happen with fd -1; do not leak it if it does. */
+		ibv_dereg_mr(mr);
+		return true;
+	}
+	hmr_info("dma-buf probe on %s: %s",
+	         ibv_get_device_name(pd->context->device), strerror(errno));
+	return errno == EBADF;
+}
+
+static void probe_odp(struct hmr_verbs *v)
+{
+	struct ibv_device_attr_ex attr;
+
+	memset(&attr, 0, sizeof(attr));
+	v->odp = ibv_query_device_ex(v->ctx, NULL, &attr) == 0 &&
+	         (attr.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
+	         (attr.odp_caps.per_transport_caps.rc_odp_caps &
+	          IBV_ODP_SUPPORT_WRITE) &&
+	         (attr.odp_caps.per_transport_caps.rc_odp_caps &
+	          IBV_ODP_SUPPORT_READ);
+}
+
+static int verbs_open(struct hmr_domain *d)
+{
+	struct hmr_verbs *v = calloc(1, sizeof(*v));
+	int ret;
+
+	if (!v)
+		return -FI_ENOMEM;
+	if (d->attr.pd) {
+		v->pd = d->attr.pd;
+		v->ctx = v->pd->context;
+	} else {
+		ret = open_nic(v, d->attr.nic_name);
+		if (ret)
+			goto err_free;
+		v->pd = ibv_alloc_pd(v->ctx);
+		if (!v->pd) {
+			hmr_warn("ibv_alloc_pd: %s", strerror(errno));
+			ret = -FI_ENOMEM;
+			goto err_close;
+		}
+		v->own_pd = true;
+	}
+	probe_odp(v);
+	v->nic_dmabuf = probe_dmabuf(v->pd);
+	if (d->attr.flags & HMR_DOMAIN_RELAXED_ORDERING)
+		v->access_extra = IBV_ACCESS_RELAXED_ORDERING;
+	/* ODP lets the device follow page changes: ALLOCATED not needed. */
+	if (v->odp)
+		d->needed_mr_mode &= ~(uint64_t)FI_MR_ALLOCATED;
+	/* One contiguous range per verbs MR. */
+	d->attr.mr_iov_limit = 1;
+	d->registrar_data = v;
+	hmr_info("verbs domain on %s: odp %s, dma-buf import %s",
+	         ibv_get_device_name(v->ctx->device), v->odp ? "yes" : "no",
+	         v->nic_dmabuf ? "yes" : "no");
+	return 0;
+
+err_close:
+	ibv_close_device(v->ctx);
+err_free:
+	free(v);
+	return ret;
+}
+
+static void verbs_close(struct hmr_domain *d)
+{
+	struct hmr_verbs *v = hmr__verbs(d);
+
+	if (!v)
+		return;
+	if (v->own_pd) {
+		ibv_dealloc_pd(v->pd);
+		ibv_close_device(v->ctx);
+	}
+	free(v);
+	d->registrar_data = NULL;
+}
+
+const struct hmr_registrar_ops hmr__verbs_registrar = {
+        .version = 1,
+        .needed_mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+                          FI_MR_PROV_KEY | FI_MR_HMEM,
+        .supported_mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+                             FI_MR_PROV_KEY | FI_MR_HMEM | FI_MR_RAW,
+        .provides_keys = true,
+        .probe = verbs_probe,
+        .open = verbs_open,
+        .reg = hmr__verbs_reg,
+        .dereg = hmr__verbs_dereg,
+        .close = verbs_close,
+};
+
+struct ibv_mr *hmr_verbs_mr(struct fid_mr *mr)
+{
+	struct hmr_mr *m = (struct hmr_mr *)mr;
+
+	if (!mr || mr->fid.fclass != FI_CLASS_MR ||
+	    mr->fid.ops == &hmr__closed_ops ||
+	    m->domain->registrar != &hmr__verbs_registrar)
+		return NULL;
+	return ((struct hmr_verbs_desc *)m->registrar_data)->mr;
+}
+
+struct ibv_pd *hmr_verbs_pd(struct fid_domain *domain)
+{
+	struct hmr_domain *d;
+
+	if (!domain || domain->fid.fclass != FI_CLASS_DOMAIN ||
+	    domain->fid.ops == &hmr__closed_ops)
+		return NULL;
+	d = hmr__domain(&domain->fid);
+	return d->registrar == &hmr__verbs_registrar ? hmr__verbs(d)->pd : NULL;
+}

@@ -1,0 +1,45 @@
+/* verbs.h: the verbs registrar's state, shared by its files. */
+#ifndef HMR_VERBS_H
+#define HMR_VERBS_H
+
+#include <infiniband/verbs.h>
+#include <stdatomic.h>
+
+#include "domain.h"
+
+/* dma-buf support of (NIC, GPU device), learned once, demoted at most
+ * once: compare-and-swap keeps the first verdict. */
+enum hmr_dmabuf_state {
+	HMR_DMABUF_UNKNOWN = 0,
+	HMR_DMABUF_SUPPORTED,
+	HMR_DMABUF_REFUSED,
+};
+
+#define HMR_VERBS_DEVICES 64 /* GPU devices tracked per interface. */
+
+struct hmr_verbs {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	bool own_pd;      /* We allocated pd (and opened ctx). */
+	bool odp;         /* The device offers on-demand paging for RC. */
+	bool nic_dmabuf;  /* The fd -1 probe said EBADF: the NIC imports. */
+	int access_extra; /* IBV_ACCESS_RELAXED_ORDERING, on request. */
+	_Atomic int dmabuf[FI_HMEM_SYNAPSEAI + 1][HMR_VERBS_DEVICES];
+};
+
+static inline struct hmr_verbs *hmr__verbs(struct hmr_domain *d)
+{
+	return d->registrar_data;
+}
+
+/* verbs_mr.c */
+int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
+                   const struct hmr_mr_req *req);
+void hmr__verbs_dereg(struct hmr_domain *d, struct hmr_mr *mr);
+/* The FI_* -> IBV_ACCESS_* translation, never wider than asked. */
+int hmr__verbs_access(const struct hmr_domain *d, uint64_t access);
+
+/* verbs_peermem.c: is a peer-memory module for iface loaded? */
+bool hmr__verbs_peermem(enum fi_hmem_iface iface, char *which, size_t len);
+
+#endif /* HMR_VERBS_H */
