@@ -5,5 +5,6 @@
 /* Each returns 0, 77 when it cannot run here (with the reason printed),
  * or 1 on failure. */
 int bench_memtype(int argc, char **argv);
+int bench_verbs(int argc, char **argv);
 
 #endif /* HMR_BENCH_H */

@@ -1,5 +1,4 @@
 /* bench_memtype.c: classifying a host pointer: hmr vs UCX's memtype cache. */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <dlfcn.h>
 #include <stdio.h>

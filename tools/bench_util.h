@@ -2,9 +2,6 @@
 #ifndef HMR_BENCH_UTIL_H
 #define HMR_BENCH_UTIL_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
