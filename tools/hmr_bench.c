@@ -11,25 +11,37 @@ static const struct {
 } benches[] = {
         {"memtype", bench_memtype,
          "classify a host pointer: hmr_hmem_query vs UCX memtype cache"},
+#ifdef HMR_BENCH_VERBS
+        {"verbs", bench_verbs,
+         "register+deregister on an RDMA NIC: hmr vs raw ibv_reg_mr"},
+#endif
 };
 
+#define NBENCH (sizeof(benches) / sizeof(benches[0]))
+
+/* hmr_bench [name [args]]: every benchmark, or the one named.  Exit 0 when
+ * all that ran succeeded (a skip prints why), 1 otherwise, 2 on usage. */
 int main(int argc, char **argv)
 {
-	size_t i, n = sizeof(benches) / sizeof(benches[0]);
-	int ret = 0, r;
+	int ret = 0, r, ran = 0;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < NBENCH; i++) {
 		if (argc > 1 && strcmp(argv[1], benches[i].name) != 0)
 			continue;
+		ran++;
 		r = benches[i].run(argc - 1, argv + 1);
 		if (r == 77)
-			printf("%s: skipped (see above)\n", benches[i].name);
+			printf("%s: skipped (reason above)\n", benches[i].name);
 		else if (r)
 			ret = 1;
 	}
-	if (argc > 1 && !strcmp(argv[1], "-h")) {
-		for (i = 0; i < n; i++)
-			printf("%-10s %s\n", benches[i].name, benches[i].what);
+	if (!ran) {
+		fprintf(stderr, "usage: hmr_bench [name]; names:\n");
+		for (i = 0; i < NBENCH; i++)
+			fprintf(stderr, "  %-10s %s\n", benches[i].name,
+			        benches[i].what);
+		return 2;
 	}
 	return ret;
 }
