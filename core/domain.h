@@ -96,6 +96,7 @@ struct hmr_mr {
 	struct hmr_mr *base_mr; /* Parent when this is a sub-MR. */
 	size_t sub_count;       /* Live sub-MRs (domain lock). */
 	bool enabled;           /* (domain lock) */
+	bool in_keymap;         /* Reachable through its key. */
 	bool created_disabled;  /* Bindings end at fi_mr_enable. */
 	atomic_bool used;       /* FI_MR_SINGLE_USE spent. */
 	atomic_int refreshing;  /* FI_MR_MMU_NOTIFY refresh running. */

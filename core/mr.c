@@ -151,7 +151,11 @@ static int mr_publish(struct hmr_domain *d, struct hmr_mr *mr,
 		hmr_warn("base_mr was closed during registration");
 		return -FI_EINVAL;
 	}
-	ret = hmr__keymap_insert(&d->mrs, mr->key, mr);
+	/* A NIC's MR without remote rights has no usable remote key (rxe
+	 * gives them all rkey 0): nothing for a peer to look up. */
+	mr->in_keymap = !d->registrar->provides_keys ||
+	                (mr->access & (FI_REMOTE_READ | FI_REMOTE_WRITE));
+	ret = mr->in_keymap ? hmr__keymap_insert(&d->mrs, mr->key, mr) : 0;
 	if (ret) {
 		if (ret == -FI_ENOKEY)
 			hmr_info("key %#llx is in use",
@@ -315,7 +319,8 @@ static int mr_close(struct fid *fid)
 		         (unsigned long long)mr->key, mr->sub_count);
 		return -FI_EBUSY;
 	}
-	hmr__keymap_remove(&d->mrs, mr->key);
+	if (mr->in_keymap)
+		hmr__keymap_remove(&d->mrs, mr->key);
 	if (mr->base_mr)
 		mr->base_mr->sub_count--;
 	d->mr_count--;

@@ -38,8 +38,7 @@ static int ask_backends(const void *ptr, size_t len, struct hmr_hmem_info *info)
  * the allocation may have changed since it was cached; the cache then
  * only saves asking the other backends.
  */
-int hmr__hmem_classify(const void *ptr, size_t len,
-		       struct hmr_hmem_info *info)
+int hmr__hmem_classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
 {
 	const struct hmr_backend_ops *b;
 	uintptr_t a = (uintptr_t)ptr;
@@ -65,8 +64,8 @@ int hmr__hmem_classify(const void *ptr, size_t len,
 		return ret;
 	if (info->iface != FI_HMEM_SYSTEM) {
 		if (info->size)
-			hmr__memtype_insert(info->base,
-					    info->base + info->size, info);
+			hmr__memtype_insert(info->base, info->base + info->size,
+			                    info);
 	} else {
 		hmr__memtype_insert(a, a + len, info);
 	}

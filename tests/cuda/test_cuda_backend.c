@@ -1,0 +1,314 @@
+/* test_cuda_backend.c: the CUDA backend through the simulated libcuda. */
+#include <dirent.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cuda_util.h"
+
+#define MIB (1 << 20)
+
+HMR_TEST(cuda_backend_present_with_simulator)
+{
+	char why[192];
+
+	ASSERT_OK(hmr_hmem_status(FI_HMEM_CUDA, why, sizeof(why)));
+}
+
+HMR_TEST(cuda_query_device_memory_reports_device_only)
+{
+	struct sim s = sim_open();
+	unsigned long long p = sim_alloc_on(&s, 1, MIB);
+	struct hmr_hmem_info info;
+
+	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)(p + 100), 64, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_CUDA);
+	ASSERT_EQ(info.device, 1);
+	ASSERT_U64_EQ(info.base, p);
+	ASSERT_U64_EQ(info.size, MIB);
+	ASSERT_NE(info.buffer_id, 0);
+	ASSERT_EQ(info.flags, HMR_HMEM_DEVICE_ONLY);
+	s.free(p);
+}
+
+HMR_TEST(cuda_query_alloc_host_reports_host_alloc)
+{
+	struct sim s = sim_open();
+	struct hmr_hmem_info info;
+	void *h;
+
+	ASSERT_EQ(s.alloc_host(&h, MIB), 0);
+	ASSERT_OK(hmr_hmem_query(h, 64, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_CUDA);
+	ASSERT_EQ(info.flags, HMR_HMEM_HOST_ALLOC);
+	s.free_host(h);
+}
+
+HMR_TEST(cuda_query_managed_reports_managed)
+{
+	struct sim s = sim_open();
+	struct hmr_hmem_info info;
+	unsigned long long p;
+
+	ASSERT_EQ(s.alloc_managed(&p, MIB, 1 /* GLOBAL */), 0);
+	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)p, 64, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_CUDA);
+	ASSERT_EQ(info.flags, HMR_HMEM_MANAGED);
+	s.free(p);
+}
+
+HMR_TEST(cuda_query_host_malloc_is_system)
+{
+	struct hmr_hmem_info info;
+	char *buf = malloc(4096);
+
+	sim_open();
+	ASSERT_OK(hmr_hmem_query(buf, 4096, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
+	free(buf);
+}
+
+HMR_TEST(cuda_host_pointer_known_is_classified_without_the_driver)
+{
+	struct sim s = sim_open();
+	struct hmr_hmem_info info;
+	char *buf = malloc(65536);
+	unsigned long before;
+	int i;
+
+	ASSERT_OK(hmr_hmem_query(buf, 65536, &info)); /* Learns it. */
+	before = s.calls("cuPointerGetAttributes");
+	for (i = 0; i < 1000; i++) {
+		ASSERT_OK(hmr_hmem_query(buf + i, 1024, &info));
+		ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
+	}
+	ASSERT_EQ(s.calls("cuPointerGetAttributes"), before);
+	free(buf);
+}
+
+HMR_TEST(cuda_buffer_id_changes_when_address_is_reused)
+{
+	struct sim s = sim_open();
+	struct hmr_hmem_info a, b;
+	unsigned long long p, q;
+
+	p = sim_alloc_on(&s, 0, MIB);
+	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)p, 64, &a));
+	ASSERT_EQ(s.free(p), 0);
+	q = sim_alloc_on(&s, 0, MIB);
+	ASSERT_U64_EQ(q, p); /* The simulator reuses the address. */
+	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)q, 64, &b));
+	ASSERT_NE(a.buffer_id, b.buffer_id);
+	s.free(q);
+}
+
+HMR_TEST(cuda_regattr_with_hint_registers_device_memory)
+{
+	struct sim s = sim_open();
+	unsigned long long p = sim_alloc_on(&s, 1, MIB);
+	struct fid_domain *d = hmem_domain();
+	struct fid_mr *mr;
+
+	ASSERT_OK(reg_iface(d, (void *)(uintptr_t)p, MIB, FI_HMEM_CUDA, 1,
+	                    FI_HMEM_DEVICE_ONLY, &mr));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_OK(fi_close(&d->fid));
+	s.free(p);
+}
+
+HMR_TEST(cuda_fi_mr_reg_detects_device_memory_without_hint)
+{
+	struct sim s = sim_open();
+	unsigned long long p = sim_alloc_on(&s, 0, MIB);
+	struct fid_domain *d = hmem_domain();
+	struct fid_mr *mr;
+
+	/* FI_HMEM_DEVICE_ONLY holds only if detection found device memory. */
+	ASSERT_OK(fi_mr_reg(d, (void *)(uintptr_t)p, MIB, FI_REMOTE_WRITE, 0, 7,
+	                    FI_HMEM_DEVICE_ONLY, &mr, NULL));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_OK(fi_close(&d->fid));
+	s.free(p);
+}
+
+HMR_TEST(cuda_hint_on_host_memory_is_einval)
+{
+	struct fid_domain *d;
+	struct fid_mr *mr;
+	char *buf = malloc(4096);
+
+	sim_open();
+	d = hmem_domain();
+	ASSERT_EQ(reg_iface(d, buf, 4096, FI_HMEM_CUDA, 0, 0, &mr), -FI_EINVAL);
+	ASSERT_OK(fi_close(&d->fid));
+	free(buf);
+}
+
+HMR_TEST(cuda_wrong_device_hint_is_einval)
+{
+	struct sim s = sim_open();
+	unsigned long long p = sim_alloc_on(&s, 0, MIB);
+	struct fid_domain *d = hmem_domain();
+	struct fid_mr *mr;
+
+	ASSERT_EQ(reg_iface(d, (void *)(uintptr_t)p, MIB, FI_HMEM_CUDA, 1, 0,
+	                    &mr),
+	          -FI_EINVAL);
+	ASSERT_OK(fi_close(&d->fid));
+	s.free(p);
+}
+
+HMR_TEST(cuda_device_only_on_host_alloc_is_einval)
+{
+	struct sim s = sim_open();
+	struct fid_domain *d = hmem_domain();
+	struct fid_mr *mr;
+	void *h;
+
+	ASSERT_EQ(s.alloc_host(&h, MIB), 0);
+	ASSERT_EQ(
+	        reg_iface(d, h, MIB, FI_HMEM_CUDA, 0, FI_HMEM_DEVICE_ONLY, &mr),
+	        -FI_EINVAL);
+	/* The right flag for it works. */
+	ASSERT_OK(
+	        reg_iface(d, h, MIB, FI_HMEM_CUDA, 0, FI_HMEM_HOST_ALLOC, &mr));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_OK(fi_close(&d->fid));
+	s.free_host(h);
+}
+
+HMR_TEST(cuda_host_alloc_flag_on_device_memory_is_einval)
+{
+	struct sim s = sim_open();
+	unsigned long long p = sim_alloc_on(&s, 0, MIB);
+	struct fid_domain *d = hmem_domain();
+	struct fid_mr *mr;
+
+	ASSERT_EQ(reg_iface(d, (void *)(uintptr_t)p, MIB, FI_HMEM_CUDA, 0,
+	                    FI_HMEM_HOST_ALLOC, &mr),
+	          -FI_EINVAL);
+	ASSERT_OK(fi_close(&d->fid));
+	s.free(p);
+}
+
+HMR_TEST(cuda_copy_to_and_from_device_roundtrip)
+{
+	struct sim s = sim_open();
+	unsigned long long p = sim_alloc_on(&s, 1, MIB);
+	char out[300], in[300];
+
+	memset(out, 0x3c, sizeof(out));
+	ASSERT_OK(
+	        hmr_hmem_copy_to((void *)(uintptr_t)(p + 5), out, sizeof(out)));
+	ASSERT_OK(
+	        hmr_hmem_copy_from(in, (void *)(uintptr_t)(p + 5), sizeof(in)));
+	ASSERT_EQ(memcmp(in, out, sizeof(in)), 0);
+	s.free(p);
+}
+
+HMR_TEST(cuda_dmabuf_interior_pointer_gets_its_offset)
+{
+	struct sim s = sim_open();
+	unsigned long long p = sim_alloc_on(&s, 0, 4 * MIB);
+	char pattern[64], *map;
+	uint64_t offset;
+	int fd;
+
+	memset(pattern, 0x9d, sizeof(pattern));
+	ASSERT_EQ(s.htod(p + 12345, pattern, sizeof(pattern)), 0);
+	ASSERT_OK(hmr_hmem_dmabuf_get((void *)(uintptr_t)(p + 12345), 64, 0,
+	                              &fd, &offset));
+	ASSERT_U64_EQ(offset, 12345);
+	map = mmap(NULL, 4 * MIB, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(memcmp(map + offset, pattern, sizeof(pattern)), 0);
+	munmap(map, 4 * MIB);
+	ASSERT_OK(hmr_hmem_dmabuf_put((void *)(uintptr_t)p, fd));
+	s.free(p);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+HMR_TEST(cuda_dmabuf_10000_export_release_cycles_leak_no_fd)
+{
+	struct sim s = sim_open();
+	unsigned long long p = sim_alloc_on(&s, 0, MIB);
+	void *ptr = (void *)(uintptr_t)(p + 4096);
+	uint64_t offset;
+	int fd, i, before;
+
+	before = count_fds();
+	for (i = 0; i < 10000; i++) {
+		ASSERT_OK(hmr_hmem_dmabuf_get(ptr, 4096, 0, &fd, &offset));
+		ASSERT_OK(hmr_hmem_dmabuf_put(ptr, fd));
+	}
+	ASSERT_EQ(count_fds(), before);
+	s.free(p);
+}
+
+HMR_TEST(cuda_dmabuf_refused_on_device_without_support)
+{
+	struct sim s = sim_open(); /* HMR_SIM_CUDA_DMABUF=1,0 */
+	unsigned long long p0 = sim_alloc_on(&s, 0, MIB);
+	unsigned long long p1 = sim_alloc_on(&s, 1, MIB);
+	uint64_t offset;
+	int fd;
+
+	ASSERT_EQ(hmr_hmem_dmabuf_get((void *)(uintptr_t)p1, 4096, 0, &fd,
+	                              &offset),
+	          -FI_EOPNOTSUPP);
+	/* Support is per device: device 0 still exports. */
+	ASSERT_OK(hmr_hmem_dmabuf_get((void *)(uintptr_t)p0, 4096, 0, &fd,
+	                              &offset));
+	ASSERT_OK(hmr_hmem_dmabuf_put((void *)(uintptr_t)p0, fd));
+	s.free(p0);
+	s.free(p1);
+}
+
+HMR_TEST(cuda_dmabuf_pcie_refused_falls_back_to_default)
+{
+	struct sim s = sim_open(); /* PCIe mapping not offered. */
+	unsigned long long p = sim_alloc_on(&s, 0, MIB);
+	uint64_t offset;
+	int fd;
+
+	ASSERT_OK(hmr_hmem_dmabuf_get((void *)(uintptr_t)p, 4096,
+	                              HMR_DMABUF_PCIE, &fd, &offset));
+	ASSERT_OK(hmr_hmem_dmabuf_put((void *)(uintptr_t)p, fd));
+	s.free(p);
+}
+
+HMR_TEST(cuda_dmabuf_export_failure_is_reported)
+{
+	struct sim s = sim_open(); /* cuMemGetHandleForAddressRange fails. */
+	unsigned long long p = sim_alloc_on(&s, 0, MIB);
+	uint64_t offset;
+	int fd;
+
+	ASSERT_EQ(hmr_hmem_dmabuf_get((void *)(uintptr_t)p, 4096, 0, &fd,
+	                              &offset),
+	          -FI_EIO);
+	s.free(p);
+}
+
+HMR_TEST(cuda_dmabuf_of_host_memory_is_einval)
+{
+	char *buf = malloc(8192);
+	uint64_t offset;
+	int fd;
+
+	sim_open();
+	ASSERT_EQ(hmr_hmem_dmabuf_get(buf, 4096, 0, &fd, &offset), -FI_ENOSYS);
+	free(buf);
+}
+
+HMR_TEST_MAIN()

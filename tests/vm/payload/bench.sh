@@ -1,0 +1,18 @@
+#!/bin/bash
+# bench.sh: the verbs registration benchmark on rxe0 (hmr_bench verbs).
+set -euo pipefail
+. /payload/vm-lib.sh
+if ! vm_setup_rxe; then
+	echo "CASE FAIL rxe_setup: could not set up rxe devices"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+rc=0
+/payload/hmr_bench verbs || rc=$?
+if [ "$rc" = 0 ]; then
+	echo "CASE PASS hmr_bench_verbs"
+else
+	echo "CASE FAIL hmr_bench_verbs: exit status $rc"
+fi > /tmp/bench.cases
+vm_count < /tmp/bench.cases
+vm_summary

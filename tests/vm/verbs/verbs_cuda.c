@@ -1,0 +1,177 @@
+/* verbs_cuda.c: simulated CUDA memory through hmr's verbs device paths. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <hmr/hmr.h>
+
+#include "rc_pair.h"
+#include "verbs_vm.h"
+#include "vm_case.h"
+
+/*
+ * The simulated libcuda (tests/sim/cuda) runs in the VM with its device
+ * memory host-accessible (HMR_SIM_CUDA_HOST_ACCESSIBLE=1), because rxe
+ * pins peer memory as plain pages.  A fake sysfs (HMR_SYSFS_ROOT) says
+ * whether a peer-memory module is loaded.
+ */
+#define DLEN (1 << 20)
+
+typedef int (*cu_init_fn)(unsigned);
+typedef int (*cu_retain_fn)(void **, int);
+typedef int (*cu_set_fn)(void *);
+typedef int (*cu_alloc_fn)(unsigned long long *, size_t);
+typedef int (*cu_free_fn)(unsigned long long);
+
+static cu_alloc_fn cu_alloc;
+static cu_free_fn cu_free;
+
+void hmr_vm_cuda_env(void)
+{
+	/* Before hmr's first memory query: backends start once. */
+	setenv("HMR_CUDA_LIBRARY", HMR_VM_SIM_CUDA, 0);
+	setenv("HMR_SIM_CUDA_HOST_ACCESSIBLE", "1", 0);
+}
+
+/* The application's side: a driver, device 0's context current. */
+static int load_sim(void)
+{
+	void *h = dlopen(getenv("HMR_CUDA_LIBRARY"), RTLD_NOW), *ctx;
+	cu_init_fn init = h ? (cu_init_fn)dlsym(h, "cuInit") : NULL;
+	cu_retain_fn retain =
+	        h ? (cu_retain_fn)dlsym(h, "cuDevicePrimaryCtxRetain") : NULL;
+	cu_set_fn set = h ? (cu_set_fn)dlsym(h, "cuCtxSetCurrent") : NULL;
+
+	cu_alloc = h ? (cu_alloc_fn)dlsym(h, "cuMemAlloc_v2") : NULL;
+	cu_free = h ? (cu_free_fn)dlsym(h, "cuMemFree_v2") : NULL;
+	if (!init || !retain || !set || !cu_alloc || !cu_free)
+		return -1;
+	return init(0) || retain(&ctx, 0) || set(ctx) ? -1 : 0;
+}
+
+/* A fake sysfs root, with or without the nvidia_peermem module. */
+static const char *sysfs(int with_module)
+{
+	static const char *root[] = {"/tmp/hmr-sysfs-none",
+	                             "/tmp/hmr-sysfs-peermem"};
+
+	mkdir(root[0], 0755);
+	mkdir(root[1], 0755);
+	mkdir("/tmp/hmr-sysfs-peermem/module", 0755);
+	mkdir("/tmp/hmr-sysfs-peermem/module/nvidia_peermem", 0755);
+	return root[with_module];
+}
+
+static int reg_cuda(struct fid_domain *d, void *p, struct fid_mr **mr)
+{
+	struct iovec iov = {p, DLEN};
+	struct fi_mr_attr attr = {.mr_iov = &iov,
+	                          .iov_count = 1,
+	                          .access = FI_REMOTE_WRITE | FI_REMOTE_READ,
+	                          .iface = FI_HMEM_CUDA};
+
+	attr.device.cuda = 0;
+	return fi_mr_regattr(d, &attr, 0, mr);
+}
+
+static int open_hmem_domain(struct ibv_pd *pd, struct fid_domain **d)
+{
+	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
+
+	attr.kind = HMR_DOMAIN_VERBS;
+	attr.caps = FI_HMEM;
+	attr.pd = pd; /* The QPs' protection domain. */
+	return hmr_domain_open(&attr, d);
+}
+
+int hmr_vm_cuda_cases(struct rc_pair *p, struct fid_mr *src_mr, char *src)
+{
+	struct fid_domain *d;
+	struct fid_mr *mr;
+	unsigned long long dev;
+	char back[256];
+	int ret, st, status;
+
+	if (load_sim() || cu_alloc(&dev, DLEN)) {
+		vm_case_fail("verbs_cuda_setup",
+		             "simulator %s: no device memory",
+		             getenv("HMR_CUDA_LIBRARY"));
+		return -1;
+	}
+	if (open_hmem_domain(p->pd_b, &d)) {
+		vm_case_fail("verbs_cuda_setup", "FI_HMEM verbs domain");
+		return -1;
+	}
+
+	setenv("HMR_SYSFS_ROOT", sysfs(0), 1);
+	ret = reg_cuda(d, (void *)(uintptr_t)dev, &mr);
+	vm_case("verbs_cuda_without_dmabuf_or_peermem_is_eopnotsupp",
+	        ret == -FI_EOPNOTSUPP, "ret %s", hmr_strerror(ret));
+	if (!ret)
+		fi_close(&mr->fid);
+
+	/* rxe refused the dma-buf probe: the peer-memory path is taken. */
+	setenv("HMR_SYSFS_ROOT", sysfs(1), 1);
+	ret = reg_cuda(d, (void *)(uintptr_t)dev, &mr);
+	if (ret) {
+		vm_case_fail("verbs_cuda_peermem_rdma_write_lands",
+		             "registration: %s", hmr_strerror(ret));
+	} else {
+		memset(src, 0x6b, 256);
+		st = rc_rdma(
+		        p, IBV_WR_RDMA_WRITE, src, 256,
+		        ((struct hmr_verbs_desc *)fi_mr_desc(src_mr))->lkey,
+		        dev + 4096, (uint32_t)fi_mr_key(mr));
+		memset(back, 0, sizeof(back));
+		ret = hmr_hmem_copy_from(back, (void *)(uintptr_t)(dev + 4096),
+		                         sizeof(back));
+		vm_case("verbs_cuda_peermem_rdma_write_lands",
+		        st == IBV_WC_SUCCESS && !ret &&
+		                !memcmp(back, src, sizeof(back)),
+		        "status %s, copy %s, bytes %s", rc_status_str(st),
+		        hmr_strerror(ret),
+		        memcmp(back, src, sizeof(back)) ? "differ" : "equal");
+		fi_close(&mr->fid);
+	}
+	fi_close(&d->fid);
+
+	/* FI_HMEM_DISABLE_P2P is read once per process: a child checks it. */
+	fflush(stdout);
+	if (fork() == 0) {
+		setenv("FI_HMEM_DISABLE_P2P", "1", 1);
+		execl("/proc/self/exe", "verbs_suite", "p2p-child",
+		      (char *)NULL);
+		_exit(127);
+	}
+	wait(&status);
+	vm_case("verbs_cuda_disable_p2p_forbids_device_paths",
+	        WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	        "child status %d", status);
+	cu_free(dev);
+	return 0;
+}
+
+/* Child: with peer memory present, FI_HMEM_DISABLE_P2P still refuses. */
+int hmr_vm_child(int argc, char **argv)
+{
+	struct fid_domain *d;
+	struct fid_mr *mr;
+	unsigned long long dev;
+	int ret;
+
+	if (argc != 2 || strcmp(argv[1], "p2p-child") != 0)
+		return 2;
+	if (load_sim() || cu_alloc(&dev, DLEN) || open_hmem_domain(NULL, &d))
+		return 3;
+	setenv("HMR_SYSFS_ROOT", sysfs(1), 1);
+	ret = reg_cuda(d, (void *)(uintptr_t)dev, &mr);
+	if (!ret)
+		fi_close(&mr->fid);
+	fi_close(&d->fid);
+	cu_free(dev);
+	return ret == -FI_EOPNOTSUPP ? 0 : 1;
+}

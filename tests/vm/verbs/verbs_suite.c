@@ -1,0 +1,369 @@
+/* verbs_suite.c: hmr's verbs domain on soft-RoCE: real RDMA through hmr keys.
+ */
+#include <dlfcn.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hmr/hmr.h>
+
+#include "rc_pair.h"
+#include "verbs_vm.h"
+#include "vm_case.h"
+
+/*
+ * Every case registers memory through hmr's API on a verbs domain over
+ * rxe0 and lets the NIC use the key, desc and address hmr handed out: QP A
+ * (local side) posts RDMA WRITE/READ against memory registered on the
+ * target side, in loopback on one device.
+ */
+#define LEN 8192
+
+static struct fid_domain *domain;
+static struct rc_pair pair;
+static char *src, *dst;
+static struct fid_mr *src_mr;
+
+static uint32_t lkey_of(struct fid_mr *mr)
+{
+	return ((struct hmr_verbs_desc *)fi_mr_desc(mr))->lkey;
+}
+
+static int open_verbs(struct fid_domain **d, const char *nic, uint64_t caps)
+{
+	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
+
+	attr.kind = HMR_DOMAIN_VERBS;
+	attr.nic_name = nic;
+	attr.caps = caps;
+	return hmr_domain_open(&attr, d);
+}
+
+static int reg(void *buf, size_t len, uint64_t access, struct fid_mr **mr)
+{
+	return fi_mr_reg(domain, buf, len, access, 0, 0, 0, mr, NULL);
+}
+
+/* RDMA op from src (len bytes) to/from target address+key. */
+static int rdma(enum ibv_wr_opcode op, uint32_t len, uint64_t raddr,
+                uint64_t key)
+{
+	return rc_rdma(&pair, op, src, len, lkey_of(src_mr), raddr,
+	               (uint32_t)key);
+}
+
+static void case_write_read(const char *name, int use_regattr)
+{
+	struct fid_mr *mr;
+	struct iovec iov = {dst, LEN};
+	struct fi_mr_attr attr = {.mr_iov = &iov,
+	                          .iov_count = 1,
+	                          .access = FI_REMOTE_WRITE | FI_REMOTE_READ};
+	int ret, st;
+
+	ret = use_regattr ? fi_mr_regattr(domain, &attr, 0, &mr)
+	                  : reg(dst, LEN, attr.access, &mr);
+	if (ret) {
+		vm_case_fail(name, "registration: %s", hmr_strerror(ret));
+		return;
+	}
+	memset(src, 0x5a, LEN);
+	memset(dst, 0, LEN);
+	st = rdma(IBV_WR_RDMA_WRITE, LEN, (uintptr_t)dst, fi_mr_key(mr));
+	if (st != IBV_WC_SUCCESS || memcmp(src, dst, LEN) != 0) {
+		vm_case_fail(name, "write: %s, bytes %s", rc_status_str(st),
+		             memcmp(src, dst, LEN) ? "differ" : "arrived");
+		goto out;
+	}
+	memset(dst + 100, 0x77, 64);
+	memset(src, 0, LEN);
+	st = rdma(IBV_WR_RDMA_READ, 64, (uintptr_t)dst + 100, fi_mr_key(mr));
+	vm_case(name, st == IBV_WC_SUCCESS && src[0] == 0x77 && src[63] == 0x77,
+	        "read: %s, byte %#x", rc_status_str(st), src[0] & 0xff);
+out:
+	fi_close(&mr->fid);
+}
+
+/* The NIC refuses, and the target is untouched. */
+static void expect_refused(const char *name, struct fid_mr *mr,
+                           enum ibv_wr_opcode op, uint32_t len, uint64_t raddr,
+                           uint64_t key)
+{
+	int st, untouched;
+
+	memset(src, 0x33, LEN);
+	memset(dst, 0, LEN);
+	st = rdma(op, len, raddr, key);
+	untouched = dst[0] == 0 && dst[LEN - 1] == 0;
+	vm_case(name, st == IBV_WC_REM_ACCESS_ERR && untouched,
+	        "status %s, target %s", rc_status_str(st),
+	        untouched ? "untouched" : "modified");
+	(void)mr;
+}
+
+static void case_access(void)
+{
+	struct fid_mr *ro, *rw, *lw;
+	uint64_t key;
+
+	ro = rw = lw = NULL;
+	if (reg(dst, LEN, FI_REMOTE_READ, &ro) ||
+	    reg(dst, LEN, FI_REMOTE_WRITE | FI_REMOTE_READ, &rw) ||
+	    reg(dst, LEN, FI_WRITE | FI_READ, &lw)) {
+		vm_case_fail("verbs_access_setup", "registration failed");
+		if (ro)
+			fi_close(&ro->fid);
+		if (rw)
+			fi_close(&rw->fid);
+		return;
+	}
+	expect_refused("verbs_write_without_remote_write_refused", ro,
+	               IBV_WR_RDMA_WRITE, 64, (uintptr_t)dst, fi_mr_key(ro));
+	expect_refused("verbs_local_only_mr_refuses_remote_write", lw,
+	               IBV_WR_RDMA_WRITE, 64, (uintptr_t)dst, fi_mr_key(lw));
+	expect_refused("verbs_write_past_end_refused", rw, IBV_WR_RDMA_WRITE,
+	               64, (uintptr_t)dst + LEN - 32, fi_mr_key(rw));
+	expect_refused("verbs_wrong_key_refused", rw, IBV_WR_RDMA_WRITE, 64,
+	               (uintptr_t)dst, fi_mr_key(rw) ^ 0x5500);
+	fi_close(&ro->fid);
+	fi_close(&lw->fid);
+	/* Never more rights than asked: a write-only MR refuses reads. */
+	if (!reg(dst, LEN, FI_REMOTE_WRITE, &ro)) {
+		int st = rdma(IBV_WR_RDMA_READ, 64, (uintptr_t)dst,
+		              fi_mr_key(ro));
+
+		vm_case("verbs_read_without_remote_read_refused",
+		        st == IBV_WC_REM_ACCESS_ERR, "status %s",
+		        rc_status_str(st));
+		fi_close(&ro->fid);
+	}
+	key = fi_mr_key(rw);
+	fi_close(&rw->fid);
+	expect_refused("verbs_closed_mr_key_refused", NULL, IBV_WR_RDMA_WRITE,
+	               64, (uintptr_t)dst, key);
+}
+
+/* A peer maps our raw key and writes with what it got. */
+static void case_raw_key(void)
+{
+	struct fid_domain *peer;
+	struct fid_mr *mr;
+	uint8_t raw[128];
+	size_t size = sizeof(raw);
+	uint64_t base, key = 0;
+	int ret, st;
+
+	if (reg(dst, LEN, FI_REMOTE_WRITE, &mr)) {
+		vm_case_fail("verbs_raw_key_maps_to_rkey", "reg");
+		return;
+	}
+	memset(src, 0x33, LEN);
+	ret = open_verbs(&peer, "rxe0", 0);
+	if (!ret)
+		ret = fi_mr_raw_attr(mr, &base, raw, &size, 0);
+	if (!ret)
+		ret = fi_mr_map_raw(peer, base, raw, size, &key, 0);
+	memset(dst, 0, LEN);
+	st = ret ? -1 : rdma(IBV_WR_RDMA_WRITE, 64, base, key);
+	vm_case("verbs_raw_key_maps_to_rkey",
+	        !ret && key == fi_mr_key(mr) && base == (uintptr_t)dst &&
+	                st == IBV_WC_SUCCESS && dst[0] == 0x33,
+	        "ret %s, key %#llx vs rkey %#llx, status %s", hmr_strerror(ret),
+	        (unsigned long long)key, (unsigned long long)fi_mr_key(mr),
+	        rc_status_str(st));
+	if (!ret) {
+		fi_mr_unmap_key(peer, key);
+		fi_close(&peer->fid);
+	}
+	fi_close(&mr->fid);
+}
+
+static void case_modes(void)
+{
+	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
+	struct ibv_context *ctx = rc_open_device("rxe0");
+	struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	struct fid_domain *d;
+	uint64_t mode = 0;
+	int ret;
+
+	attr.kind = HMR_DOMAIN_VERBS;
+	attr.nic_name = "rxe0";
+	ret = hmr_domain_open(&attr, &d);
+	if (!ret) {
+		hmr_domain_mr_mode(d, &mode);
+		fi_close(&d->fid);
+	}
+	vm_case("verbs_mr_mode_keeps_local_virt_allocated_prov_key",
+	        !ret && mode == (FI_MR_LOCAL | FI_MR_VIRT_ADDR |
+	                         FI_MR_ALLOCATED | FI_MR_PROV_KEY),
+	        "ret %d mode %#llx", ret, (unsigned long long)mode);
+	/* rxe has no ODP: FI_MR_ALLOCATED stays needed. */
+	attr.mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY;
+	ret = hmr_domain_open(&attr, &d);
+	vm_case("verbs_without_odp_needs_allocated", ret == -FI_ENODATA,
+	        "ret %d", ret);
+	if (!ret)
+		fi_close(&d->fid);
+	/* A caller-owned pd is used and never freed. */
+	attr.mr_mode = HMR_MR_MODE_DEFAULT;
+	attr.nic_name = NULL;
+	attr.pd = pd;
+	ret = pd ? hmr_domain_open(&attr, &d) : -1;
+	if (!ret) {
+		ret = hmr_verbs_pd(d) == pd ? 0 : -2;
+		fi_close(&d->fid);
+	}
+	vm_case("verbs_caller_pd_used_and_not_freed",
+	        !ret && pd && ibv_dealloc_pd(pd) == 0, "ret %d", ret);
+	if (ctx)
+		ibv_close_device(ctx);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A real dma-buf from vgem (a DRM dumb buffer exported with PRIME). */
+struct drm_version_abi {
+	int major, minor, patch;
+	size_t name_len;
+	char *name;
+	size_t date_len;
+	char *date;
+	size_t desc_len;
+	char *desc;
+};
+struct drm_dumb_abi {
+	uint32_t height, width, bpp, flags, handle, pitch;
+	uint64_t size;
+};
+struct drm_prime_abi {
+	uint32_t handle, flags;
+	int32_t fd;
+};
+#define DRM_VERSION_IOC     _IOWR('d', 0x00, struct drm_version_abi)
+#define DRM_PRIME_TO_FD_IOC _IOWR('d', 0x2d, struct drm_prime_abi)
+#define DRM_CREATE_DUMB_IOC _IOWR('d', 0xB2, struct drm_dumb_abi)
+
+static int vgem_dmabuf(size_t len, int *card)
+{
+	char path[32], name[32];
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		struct drm_version_abi v = {.name_len = sizeof(name) - 1,
+		                            .name = name};
+		struct drm_dumb_abi dumb = {.width = 1024,
+		                            .height = (uint32_t)(len / 4096),
+		                            .bpp = 32};
+		struct drm_prime_abi prime = {.flags = O_CLOEXEC | O_RDWR,
+		                              .fd = -1};
+
+		memset(name, 0, sizeof(name));
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		*card = open(path, O_RDWR | O_CLOEXEC);
+		if (*card < 0)
+			continue;
+		if (ioctl(*card, DRM_VERSION_IOC, &v) || strcmp(name, "vgem") ||
+		    ioctl(*card, DRM_CREATE_DUMB_IOC, &dumb)) {
+			close(*card);
+			continue;
+		}
+		prime.handle = dumb.handle;
+		if (ioctl(*card, DRM_PRIME_TO_FD_IOC, &prime) == 0)
+			return prime.fd;
+		close(*card);
+	}
+	return -1;
+}
+
+static void case_vgem(void)
+{
+	struct fi_mr_dmabuf buf = {.offset = 0, .len = 1 << 20};
+	struct fi_mr_attr attr = {.dmabuf = &buf,
+	                          .access = FI_REMOTE_WRITE | FI_REMOTE_READ};
+	struct fid_domain *hd;
+	struct fid_mr *mr;
+	int card, fds, ret;
+
+	if (open_verbs(&hd, "rxe0", FI_HMEM)) {
+		vm_case_fail("verbs_vgem_dmabuf_refused_cleanly",
+		             "cannot open an FI_HMEM verbs domain");
+		return;
+	}
+	buf.fd = vgem_dmabuf(buf.len, &card);
+	if (buf.fd < 0) {
+		fi_close(&hd->fid);
+		vm_case_fail("verbs_vgem_dmabuf_refused_cleanly",
+		             "no vgem dma-buf (%s)", strerror(errno));
+		return;
+	}
+	fds = count_fds();
+	ret = fi_mr_regattr(hd, &attr, FI_MR_DMABUF, &mr);
+	vm_case("verbs_vgem_dmabuf_refused_cleanly",
+	        ret == -FI_EOPNOTSUPP && count_fds() == fds,
+	        "ret %s, fds %d -> %d", hmr_strerror(ret), fds, count_fds());
+	if (!ret)
+		fi_close(&mr->fid);
+	close(buf.fd);
+	close(card);
+	fi_close(&hd->fid);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_context *ctx;
+	int ret;
+
+	hmr_vm_cuda_env();
+	if (argc > 1)
+		return hmr_vm_child(argc, argv);
+	src = aligned_alloc(4096, LEN);
+	dst = aligned_alloc(4096, LEN);
+	ret = open_verbs(&domain, "rxe0", 0);
+	if (ret) {
+		vm_case_fail("verbs_domain_open_rxe0", "%s", hmr_strerror(ret));
+		return vm_case_exit();
+	}
+	vm_case_pass("verbs_domain_open_rxe0");
+	ctx = hmr_verbs_pd(domain)->context;
+	if (rc_wait_gid(ctx, 0, 10000) ||
+	    rc_pair_create(&pair, hmr_verbs_pd(domain), hmr_verbs_pd(domain),
+	                   0)) {
+		vm_case_fail("verbs_rc_pair", "%s", pair.err);
+		return vm_case_exit();
+	}
+	if (reg(src, LEN, FI_WRITE | FI_READ, &src_mr)) {
+		vm_case_fail("verbs_src_mr", "registration failed");
+		return vm_case_exit();
+	}
+	case_write_read("verbs_fi_mr_reg_host_write_read", 0);
+	case_write_read("verbs_fi_mr_regattr_host_write_read", 1);
+	case_access();
+	case_raw_key();
+	case_modes();
+	case_vgem();
+	hmr_vm_cuda_cases(&pair, src_mr, src);
+	fi_close(&src_mr->fid);
+	rc_pair_destroy(&pair);
+	ret = fi_close(&domain->fid);
+	vm_case("verbs_domain_closes_clean", ret == 0, "%s", hmr_strerror(ret));
+	free(src);
+	free(dst);
+	return vm_case_exit();
+}
