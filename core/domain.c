@@ -200,7 +200,8 @@ static int domain_close(struct fid *fid)
 	hmr__keymap_fini(&d->mapped);
 	hmr__domain_free_bindables(d);
 	for (i = 0; i < HMR_MR_SHELLS; i++)
-		free(d->shells[i]);
+		free(atomic_load(&d->shells[i]));
+	free(atomic_load(&d->spare));
 	pthread_rwlock_destroy(&d->lock);
 	keep_shell(d);
 	return 0;

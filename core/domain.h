@@ -41,6 +41,9 @@ struct hmr_registrar_ops {
 	uint64_t supported_mr_mode;
 	/* The kind makes its own keys (a NIC's rkeys) under PROV_KEY. */
 	bool provides_keys;
+	/* The kind refuses unbacked host ranges itself (a NIC pins the pages
+	 * while registering), so core/ need not look first. */
+	bool checks_backing;
 	/* 0 when this kind can run here; otherwise why not, in `why`. */
 	int (*probe)(char *why, size_t why_len);
 	/* Set up the kind's state (open the NIC...) in a new domain. */
@@ -108,6 +111,9 @@ struct hmr_mr {
 	size_t map_len;
 	void *registrar_data; /* The registrar's own state. */
 	struct iovec iov_one; /* iov storage when iov_count == 1. */
+	/* Room for the registrar's per-MR state (the verbs desc), saving an
+	 * allocation per registration. */
+	_Alignas(8) unsigned char registrar_space[32];
 };
 
 /* How many closed MR shells a domain keeps before freeing the oldest:
@@ -132,8 +138,12 @@ struct hmr_domain {
 	size_t mr_count;
 	size_t mapped_count;
 	struct hmr_bindable *bindables;
-	struct hmr_mr *shells[HMR_MR_SHELLS];
-	size_t shell_next;
+	/* Closed MRs, lock-free: a slot is claimed with fetch_add and filled
+	 * with exchange; the MR it held moves to `spare`, which the next
+	 * registration reuses, so a register/close loop allocates nothing. */
+	_Atomic(struct hmr_mr *) shells[HMR_MR_SHELLS];
+	atomic_size_t shell_next;
+	_Atomic(struct hmr_mr *) spare;
 };
 
 static inline struct hmr_domain *hmr__domain(struct fid *fid)

@@ -39,9 +39,11 @@ static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
 {
 	const struct fi_mr_attr *a = &req->attr;
 	size_t count = req->flags & FI_MR_DMABUF ? 1 : a->iov_count, i;
-	struct hmr_mr *mr = calloc(1, sizeof(*mr));
+	struct hmr_mr *mr = atomic_exchange(&d->spare, NULL);
 
-	if (!mr)
+	if (mr)
+		memset(mr, 0, sizeof(*mr));
+	else if (!(mr = calloc(1, sizeof(*mr))))
 		return -FI_ENOMEM;
 	mr->iov = count == 1 ? &mr->iov_one : calloc(count, sizeof(*mr->iov));
 	if (!mr->iov) {
@@ -151,10 +153,10 @@ static int mr_publish(struct hmr_domain *d, struct hmr_mr *mr,
 		hmr_warn("base_mr was closed during registration");
 		return -FI_EINVAL;
 	}
-	/* A NIC's MR without remote rights has no usable remote key (rxe
-	 * gives them all rkey 0): nothing for a peer to look up. */
-	mr->in_keymap = !d->registrar->provides_keys ||
-	                (mr->access & (FI_REMOTE_READ | FI_REMOTE_WRITE));
+	/* Keys a NIC makes are checked by the NIC: only the software
+	 * domain's keys are looked up here (hmr_mr_access).  (A NIC's
+	 * local-only MRs may even share an rkey: rxe gives them all 0.) */
+	mr->in_keymap = !d->registrar->provides_keys;
 	ret = mr->in_keymap ? hmr__keymap_insert(&d->mrs, mr->key, mr) : 0;
 	if (ret) {
 		if (ret == -FI_ENOKEY)
@@ -212,7 +214,8 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 		mr->device = req->attr.device.reserved;
 	}
 	if (!(req->flags & FI_MR_DMABUF) && !req->base &&
-	    mr->iface == FI_HMEM_SYSTEM && hmr__allocated(d)) {
+	    mr->iface == FI_HMEM_SYSTEM && hmr__allocated(d) &&
+	    !d->registrar->checks_backing) {
 		ret = hmr__host_range_mapped(mr->iov, mr->iov_count);
 		if (ret) {
 			hmr_warn("FI_MR_ALLOCATED: the range is not backed");
@@ -297,13 +300,14 @@ struct fi_ops_mr hmr__mr_ops = {
 };
 
 /* Keep the closed MR as an inert shell for a while (a second fi_close
- * then returns -FI_EBADF), freeing the oldest shell in its place. */
+ * then returns -FI_EBADF); the oldest shell becomes the spare. */
 static void keep_shell(struct hmr_domain *d, struct hmr_mr *mr)
 {
-	size_t slot = d->shell_next++ % HMR_MR_SHELLS;
+	size_t slot = atomic_fetch_add(&d->shell_next, 1) % HMR_MR_SHELLS;
+	struct hmr_mr *old = atomic_exchange(&d->shells[slot], mr);
 
-	free(d->shells[slot]);
-	d->shells[slot] = mr;
+	if (old)
+		free(atomic_exchange(&d->spare, old));
 }
 
 static int mr_close(struct fid *fid)
@@ -329,9 +333,7 @@ static int mr_close(struct fid *fid)
 	/* No lookup can reach the MR now: deregister without the lock. */
 	d->registrar->dereg(d, mr);
 	hmr__mr_free(mr);
-	pthread_rwlock_wrlock(&d->lock);
 	keep_shell(d, mr);
-	pthread_rwlock_unlock(&d->lock);
 	return 0;
 }
 

@@ -90,7 +90,9 @@ int hmr__domain_map_raw(struct hmr_domain *d, struct fi_mr_map_raw *map)
 		return -FI_EINVAL;
 	}
 	pthread_rwlock_wrlock(&d->lock);
-	if (rk.tag == d->tag && !hmr__keymap_find(&d->mrs, rk.key)) {
+	/* Liveness is known only for keys this domain looks up itself. */
+	if (rk.tag == d->tag && !d->registrar->provides_keys &&
+	    !hmr__keymap_find(&d->mrs, rk.key)) {
 		hmr_info("fi_mr_map_raw: the MR of key %#llx is closed",
 		         (unsigned long long)rk.key);
 		ret = -FI_ENOKEY;

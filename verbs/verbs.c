@@ -146,6 +146,7 @@ const struct hmr_registrar_ops hmr__verbs_registrar = {
         .supported_mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
                              FI_MR_PROV_KEY | FI_MR_HMEM | FI_MR_RAW,
         .provides_keys = true,
+        .checks_backing = true,
         .probe = verbs_probe,
         .open = verbs_open,
         .reg = hmr__verbs_reg,

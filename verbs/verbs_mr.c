@@ -167,9 +167,9 @@ int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
 	struct ibv_mr *imr = NULL;
 	int ret;
 
-	desc = calloc(1, sizeof(*desc));
-	if (!desc)
-		return -FI_ENOMEM;
+	_Static_assert(sizeof(*desc) <= sizeof(mr->registrar_space),
+	               "the desc lives in the MR");
+	desc = (struct hmr_verbs_desc *)mr->registrar_space;
 	if (req->flags & FI_MR_DMABUF) {
 		ret = reg_caller_dmabuf(d, mr, req->attr.dmabuf, access, &imr);
 	} else if (req->base) {
@@ -187,10 +187,8 @@ int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
 			hmr_warn("ibv_reg_mr(%p, %zu): %s", mr->iov[0].iov_base,
 			         mr->iov[0].iov_len, strerror(-ret));
 	}
-	if (ret) {
-		free(desc);
+	if (ret)
 		return ret;
-	}
 	desc->lkey = imr->lkey;
 	desc->rkey = imr->rkey;
 	desc->mr = imr;
@@ -211,6 +209,5 @@ void hmr__verbs_dereg(struct hmr_domain *d, struct hmr_mr *mr)
 	err = ibv_dereg_mr(desc->mr);
 	if (err)
 		hmr_warn("ibv_dereg_mr: %s", strerror(err));
-	free(desc);
 	mr->registrar_data = NULL;
 }

@@ -174,6 +174,9 @@ HMR_EXPORT int hmr_ep_open(struct fid_domain *domain, struct fid **ep);
  *   -FI_EINVAL      bad arguments (len 0, access not exactly one of the
  *                   two remote bits, NULL pointers)
  *
+ * Software domains only: on a verbs domain the NIC checks accesses, and
+ * hmr_mr_access finds no key (-FI_ENOKEY).
+ *
  * A successful FI_REMOTE_WRITE adds 1 to every open counter bound with
  * FI_REMOTE_WRITE (reads likewise).  A FI_MR_SINGLE_USE key stops working
  * after its first successful access.  Keys returned by fi_mr_map_raw()

@@ -14,5 +14,6 @@ if [ "$rc" = 0 ]; then
 else
 	echo "CASE FAIL hmr_bench_verbs: exit status $rc"
 fi > /tmp/bench.cases
+cases=0 fails=0
 vm_count < /tmp/bench.cases
 vm_summary
