@@ -56,7 +56,8 @@ what=("$@")
 for w in "${what[@]}"; do
 	case $w in
 	format) step format format_check ;;
-	gcc) ctest_args="" step gcc run_build gcc -DCMAKE_C_COMPILER=gcc ;;
+	gcc) ctest_args="-LE bench" step gcc run_build gcc \
+		-DCMAKE_C_COMPILER=gcc ;;
 	clang) ctest_args="-LE vm" step clang run_build clang \
 		-DCMAKE_C_COMPILER=clang ;;
 	asan) ctest_args="-LE vm" step asan run_build asan \

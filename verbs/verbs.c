@@ -68,6 +68,26 @@ static bool probe_dmabuf(struct ibv_pd *pd)
 	return errno == EBADF;
 }
 
+/*
+ * HMR_VERBS_DMABUF: "probe" (default) asks the kernel as above; "on"
+ * skips the probe and lets the first real refusal demote each device (for
+ * NICs whose probe answer is wrong, and to test demotion); "off" never
+ * tries dma-buf.
+ */
+static bool dmabuf_mode(struct ibv_pd *pd)
+{
+	const char *mode = getenv("HMR_VERBS_DMABUF");
+
+	if (mode && strcmp(mode, "on") == 0)
+		return true;
+	if (mode && strcmp(mode, "off") == 0)
+		return false;
+	if (mode && strcmp(mode, "probe") != 0)
+		hmr_warn("HMR_VERBS_DMABUF=%s: not probe, on or off; probing",
+		         mode);
+	return probe_dmabuf(pd);
+}
+
 static void probe_odp(struct hmr_verbs *v)
 {
 	struct ibv_device_attr_ex attr;
@@ -104,7 +124,7 @@ static int verbs_open(struct hmr_domain *d)
 		v->own_pd = true;
 	}
 	probe_odp(v);
-	v->nic_dmabuf = probe_dmabuf(v->pd);
+	v->nic_dmabuf = dmabuf_mode(v->pd);
 	if (d->attr.flags & HMR_DOMAIN_RELAXED_ORDERING)
 		v->access_extra = IBV_ACCESS_RELAXED_ORDERING;
 	/* ODP lets the device follow page changes: ALLOCATED not needed. */

@@ -27,8 +27,13 @@ typedef int (*cu_set_fn)(void *);
 typedef int (*cu_alloc_fn)(unsigned long long *, size_t);
 typedef int (*cu_free_fn)(unsigned long long);
 
+typedef unsigned long (*calls_fn)(const char *);
+
 static cu_alloc_fn cu_alloc;
 static cu_free_fn cu_free;
+static cu_retain_fn cu_retain;
+static cu_set_fn cu_set;
+static calls_fn sim_calls;
 
 void hmr_vm_cuda_env(void)
 {
@@ -48,7 +53,10 @@ static int load_sim(void)
 
 	cu_alloc = h ? (cu_alloc_fn)dlsym(h, "cuMemAlloc_v2") : NULL;
 	cu_free = h ? (cu_free_fn)dlsym(h, "cuMemFree_v2") : NULL;
-	if (!init || !retain || !set || !cu_alloc || !cu_free)
+	sim_calls = h ? (calls_fn)dlsym(h, "hmr_sim_cuda_calls") : NULL;
+	cu_retain = retain;
+	cu_set = set;
+	if (!init || !retain || !set || !cu_alloc || !cu_free || !sim_calls)
 		return -1;
 	return init(0) || retain(&ctx, 0) || set(ctx) ? -1 : 0;
 }
@@ -66,7 +74,8 @@ static const char *sysfs(int with_module)
 	return root[with_module];
 }
 
-static int reg_cuda(struct fid_domain *d, void *p, struct fid_mr **mr)
+static int reg_cuda_on(struct fid_domain *d, void *p, int device,
+                       struct fid_mr **mr)
 {
 	struct iovec iov = {p, DLEN};
 	struct fi_mr_attr attr = {.mr_iov = &iov,
@@ -74,8 +83,13 @@ static int reg_cuda(struct fid_domain *d, void *p, struct fid_mr **mr)
 	                          .access = FI_REMOTE_WRITE | FI_REMOTE_READ,
 	                          .iface = FI_HMEM_CUDA};
 
-	attr.device.cuda = 0;
+	attr.device.cuda = device;
 	return fi_mr_regattr(d, &attr, 0, mr);
+}
+
+static int reg_cuda(struct fid_domain *d, void *p, struct fid_mr **mr)
+{
+	return reg_cuda_on(d, p, 0, mr);
 }
 
 static int open_hmem_domain(struct ibv_pd *pd, struct fid_domain **d)
@@ -86,6 +100,59 @@ static int open_hmem_domain(struct ibv_pd *pd, struct fid_domain **d)
 	attr.caps = FI_HMEM;
 	attr.pd = pd; /* The QPs' protection domain. */
 	return hmr_domain_open(&attr, d);
+}
+
+/* Device memory on device `dev` (its primary context made current). */
+static unsigned long long alloc_on(int dev)
+{
+	unsigned long long p = 0;
+	void *ctx;
+
+	if (cu_retain(&ctx, dev) || cu_set(ctx) || cu_alloc(&p, DLEN))
+		return 0;
+	return p;
+}
+
+/*
+ * With the probe skipped (HMR_VERBS_DMABUF=on), rxe's real refusal of the
+ * first dma-buf demotes that GPU only: device 0 is not exported again,
+ * device 1 still is once.  Peer memory carries every registration.
+ */
+static void case_demotion(struct ibv_pd *pd)
+{
+	const char *name = "verbs_cuda_dmabuf_refusal_demotes_that_device_only";
+	unsigned long long d0 = alloc_on(0), d1 = alloc_on(1);
+	unsigned long c[4];
+	struct fid_domain *d;
+	struct fid_mr *mr[3] = {NULL, NULL, NULL};
+	int ret[3], i;
+
+	setenv("HMR_VERBS_DMABUF", "on", 1);
+	setenv("HMR_SYSFS_ROOT", sysfs(1), 1);
+	if (!d0 || !d1 || open_hmem_domain(pd, &d)) {
+		vm_case_fail(name, "set-up");
+		unsetenv("HMR_VERBS_DMABUF");
+		return;
+	}
+	unsetenv("HMR_VERBS_DMABUF");
+	c[0] = sim_calls("cuMemGetHandleForAddressRange");
+	ret[0] = reg_cuda(d, (void *)(uintptr_t)d0, &mr[0]);
+	c[1] = sim_calls("cuMemGetHandleForAddressRange");
+	ret[1] = reg_cuda_on(d, (void *)(uintptr_t)d0, 0, &mr[1]);
+	c[2] = sim_calls("cuMemGetHandleForAddressRange");
+	ret[2] = reg_cuda_on(d, (void *)(uintptr_t)d1, 1, &mr[2]);
+	c[3] = sim_calls("cuMemGetHandleForAddressRange");
+	vm_case(name,
+	        !ret[0] && !ret[1] && !ret[2] && c[1] == c[0] + 1 &&
+	                c[2] == c[1] && c[3] == c[2] + 1,
+	        "regs %d %d %d, exports %lu %lu %lu", ret[0], ret[1], ret[2],
+	        c[1] - c[0], c[2] - c[1], c[3] - c[2]);
+	for (i = 0; i < 3; i++)
+		if (mr[i])
+			fi_close(&mr[i]->fid);
+	fi_close(&d->fid);
+	cu_free(d0);
+	cu_free(d1);
 }
 
 int hmr_vm_cuda_cases(struct rc_pair *p, struct fid_mr *src_mr, char *src)
@@ -138,6 +205,8 @@ int hmr_vm_cuda_cases(struct rc_pair *p, struct fid_mr *src_mr, char *src)
 		fi_close(&mr->fid);
 	}
 	fi_close(&d->fid);
+
+	case_demotion(p->pd_b);
 
 	/* FI_HMEM_DISABLE_P2P is read once per process: a child checks it. */
 	fflush(stdout);

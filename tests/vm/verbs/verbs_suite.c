@@ -211,6 +211,23 @@ static void case_modes(void)
 	        "ret %d", ret);
 	if (!ret)
 		fi_close(&d->fid);
+	/* Relaxed ordering on request: an optional access flag the NIC may
+	 * ignore (rxe does), never a failure. */
+	attr.mr_mode = HMR_MR_MODE_DEFAULT;
+	attr.flags = HMR_DOMAIN_RELAXED_ORDERING;
+	ret = hmr_domain_open(&attr, &d);
+	if (!ret) {
+		struct fid_mr *mr;
+
+		ret = fi_mr_reg(d, dst, LEN, FI_REMOTE_WRITE, 0, 0, 0, &mr,
+		                NULL);
+		if (!ret)
+			fi_close(&mr->fid);
+		fi_close(&d->fid);
+	}
+	vm_case("verbs_relaxed_ordering_registers", ret == 0, "ret %s",
+	        hmr_strerror(ret));
+	attr.flags = 0;
 	/* A caller-owned pd is used and never freed. */
 	attr.mr_mode = HMR_MR_MODE_DEFAULT;
 	attr.nic_name = NULL;
