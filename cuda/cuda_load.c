@@ -139,23 +139,31 @@ static int probe_devices(char *why, size_t why_len)
 	return 0;
 }
 
-static int init_driver(char *why, size_t why_len)
-{
-	hmr_cuDriverGetVersion_fn get_version;
+/* The entry points needed before cuGetProcAddress can be used. */
+struct bootstrap {
 	hmr_cuInit_fn init;
+	hmr_cuDriverGetVersion_fn get_version;
+	hmr_cuGetProcAddress_v2_fn gpa2; /* Driver 12.0 and later. */
+	hmr_cuGetProcAddress_v1_fn gpa1; /* Driver 11.3 and later. */
+};
+
+static int init_driver(struct bootstrap *b, char *why, size_t why_len)
+{
+	const struct hmr_dl_sym boot[] = {
+	        {"cuInit", (void **)&b->init, false},
+	        {"cuDriverGetVersion", (void **)&b->get_version, false},
+	        {"cuGetErrorName", (void **)&hmr__cuda.cuGetErrorName, true},
+	        {"cuGetProcAddress_v2", (void **)&b->gpa2, true},
+	        {"cuGetProcAddress", (void **)&b->gpa1, true},
+	};
 	char err[64];
 	int r;
 
-	init = (hmr_cuInit_fn)dlsym(handle, "cuInit");
-	get_version =
-	        (hmr_cuDriverGetVersion_fn)dlsym(handle, "cuDriverGetVersion");
-	if (!init || !get_version) {
-		snprintf(why, why_len, "libcuda lacks cuInit");
-		return -FI_ENOSYS;
-	}
-	hmr__cuda.cuGetErrorName =
-	        (hmr_cuGetErrorName_fn)dlsym(handle, "cuGetErrorName");
-	r = init(0);
+	r = hmr__dl_resolve(handle, boot, sizeof(boot) / sizeof(boot[0]), why,
+	                    why_len);
+	if (r)
+		return r;
+	r = b->init(0);
 	if (r == HMR_CUDA_ERROR_STUB_LIBRARY || r == HMR_CUDA_ERROR_NO_DEVICE) {
 		snprintf(why, why_len, "%s",
 		         r == HMR_CUDA_ERROR_STUB_LIBRARY
@@ -165,7 +173,7 @@ static int init_driver(char *why, size_t why_len)
 		return -FI_ENOSYS;
 	}
 	if (r == HMR_CUDA_SUCCESS)
-		r = get_version(&hmr__cuda.driver_version);
+		r = b->get_version(&hmr__cuda.driver_version);
 	if (r != HMR_CUDA_SUCCESS) {
 		snprintf(why, why_len, "cuInit: %s",
 		         hmr__cuda_error(r, err, sizeof(err)));
@@ -177,25 +185,21 @@ static int init_driver(char *why, size_t why_len)
 int hmr__cuda_load(char *why, size_t why_len)
 {
 	static const char *const names[] = {"libcuda.so.1", "libcuda.so"};
-	hmr_cuGetProcAddress_v2_fn gpa2;
-	hmr_cuGetProcAddress_v1_fn gpa1;
+	struct bootstrap b;
 	int ret, version;
 	size_t i;
 
 	ret = hmr__dl_open("HMR_CUDA_LIBRARY", names, 2, &handle, why, why_len);
 	if (ret)
 		return ret;
-	ret = init_driver(why, why_len);
+	ret = init_driver(&b, why, why_len);
 	if (ret)
 		goto err_close;
-	/* cuGetProcAddress_v2 exists from driver 12.0, v1 from 11.3. */
-	gpa2 = (hmr_cuGetProcAddress_v2_fn)dlsym(handle, "cuGetProcAddress_v2");
-	gpa1 = (hmr_cuGetProcAddress_v1_fn)dlsym(handle, "cuGetProcAddress");
 	version = hmr__cuda.driver_version < HMR_CUDA_API_VERSION
 	                  ? hmr__cuda.driver_version
 	                  : HMR_CUDA_API_VERSION;
 	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		void *p = resolve(&syms[i], version, gpa2, gpa1);
+		void *p = resolve(&syms[i], version, b.gpa2, b.gpa1);
 
 		*(void **)((char *)&hmr__cuda + syms[i].offset) = p;
 		if (!p && !syms[i].optional) {

@@ -118,6 +118,39 @@ int hmr_hmem_dmabuf_put(const void *ptr, int fd)
 	return b->dmabuf_put(fd);
 }
 
+/* The memtype cache knew [ptr, ptr + len) as host memory: forget it, so
+ * the next classification asks the backends. */
+int hmr_hmem_host_register(enum fi_hmem_iface iface, void *ptr, size_t len)
+{
+	const struct hmr_backend_ops *b;
+	int ret;
+
+	if (!ptr || !len || iface == FI_HMEM_SYSTEM)
+		return -FI_EINVAL;
+	b = hmr__hmem_backend(iface);
+	if (!b)
+		return -FI_ENOSYS;
+	ret = b->host_register(ptr, len);
+	if (!ret)
+		hmr__memtype_remove((uintptr_t)ptr, (uintptr_t)ptr + len);
+	return ret;
+}
+
+int hmr_hmem_host_unregister(enum fi_hmem_iface iface, void *ptr, size_t len)
+{
+	const struct hmr_backend_ops *b;
+	int ret;
+
+	if (!ptr || !len || iface == FI_HMEM_SYSTEM)
+		return -FI_EINVAL;
+	b = hmr__hmem_backend(iface);
+	if (!b)
+		return -FI_ENOSYS;
+	ret = b->host_unregister(ptr);
+	hmr__memtype_remove((uintptr_t)ptr, (uintptr_t)ptr + len);
+	return ret;
+}
+
 int hmr_hmem_copy_to(void *dev, const void *host, size_t len)
 {
 	const struct hmr_backend_ops *b;

@@ -219,10 +219,9 @@ HMR_EXPORT struct ibv_pd *hmr_verbs_pd(struct fid_domain *domain);
  * vendor runtime once they are known, and at once while no backend has a
  * device.
  */
-#define HMR_HMEM_DEVICE_ONLY     (1u << 0) /* Device-only allocation. */
-#define HMR_HMEM_HOST_ALLOC      (1u << 1) /* The runtime's AllocHost. */
-#define HMR_HMEM_MANAGED         (1u << 2) /* Unified/managed memory. */
-#define HMR_HMEM_HOST_REGISTERED (1u << 3) /* Host memory the runtime pins. */
+#define HMR_HMEM_DEVICE_ONLY (1u << 0) /* Device-only allocation. */
+#define HMR_HMEM_HOST_ALLOC  (1u << 1) /* The runtime's AllocHost. */
+#define HMR_HMEM_MANAGED     (1u << 2) /* Unified/managed memory. */
 
 struct hmr_hmem_info {
 	enum fi_hmem_iface iface;
@@ -251,6 +250,13 @@ HMR_EXPORT const char *hmr_hmem_iface_name(enum fi_hmem_iface iface);
 HMR_EXPORT int hmr_hmem_dmabuf_get(const void *ptr, size_t len, uint64_t flags,
                                    int *fd, uint64_t *offset);
 HMR_EXPORT int hmr_hmem_dmabuf_put(const void *ptr, int fd);
+
+/* Page-lock host memory with a runtime (cuMemHostRegister...), so its
+ * devices can reach it; classification then reports that interface. */
+HMR_EXPORT int hmr_hmem_host_register(enum fi_hmem_iface iface, void *ptr,
+                                      size_t len);
+HMR_EXPORT int hmr_hmem_host_unregister(enum fi_hmem_iface iface, void *ptr,
+                                        size_t len);
 
 /* Copy between host memory and device memory of any interface. */
 HMR_EXPORT int hmr_hmem_copy_to(void *dev, const void *host, size_t len);
