@@ -67,12 +67,16 @@ static int cuda_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
 	return 0;
 }
 
+/* Page-locking needs a current context, which a new thread lacks: use
+ * device 0's primary one (portable memory is visible to every device). */
 static int cuda_host_register(void *ptr, size_t len)
 {
+	hmr_CUcontext prev = hmr__cuda_push(0);
 	char err[64];
 	int r = hmr__cuda.cuMemHostRegister(ptr, len,
 	                                    HMR_CU_MEMHOSTREGISTER_PORTABLE);
 
+	hmr__cuda_pop(prev);
 	if (r != HMR_CUDA_SUCCESS) {
 		hmr_warn("cuMemHostRegister(%p, %zu): %s", ptr, len,
 		         hmr__cuda_error(r, err, sizeof(err)));
@@ -83,9 +87,11 @@ static int cuda_host_register(void *ptr, size_t len)
 
 static int cuda_host_unregister(void *ptr)
 {
-	return hmr__cuda.cuMemHostUnregister(ptr) == HMR_CUDA_SUCCESS
-	               ? 0
-	               : -FI_EINVAL;
+	hmr_CUcontext prev = hmr__cuda_push(0);
+	int r = hmr__cuda.cuMemHostUnregister(ptr);
+
+	hmr__cuda_pop(prev);
+	return r == HMR_CUDA_SUCCESS ? 0 : -FI_EINVAL;
 }
 
 /* Copies need a current context; the owning device's primary one. */

@@ -1,5 +1,6 @@
 /* hmem.c: the backend table, lazy start-up, selection, classification. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,8 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct hmr_backend_ops merged[IFACES];
 static bool present[IFACES];
 static char why_absent[IFACES][192];
-static bool any_device; /* A present backend other than system. */
+static bool any_device;     /* A present backend other than system. */
+static atomic_bool started; /* Set (release) when start() is done. */
 static bool p2p_disabled;
 
 static int stub_query(const void *p, size_t l, struct hmr_hmem_info *i)
@@ -176,6 +178,7 @@ static void start(void)
 		present[i] = true;
 		any_device = any_device || i != FI_HMEM_SYSTEM;
 	}
+	atomic_store_explicit(&started, true, memory_order_release);
 }
 
 void hmr__hmem_init(void)
@@ -203,7 +206,9 @@ const struct hmr_backend_ops *hmr__hmem_backend(enum fi_hmem_iface iface)
 
 bool hmr__hmem_any_device(void)
 {
-	hmr__hmem_init();
+	/* After start-up, one load instead of a call to pthread_once. */
+	if (!atomic_load_explicit(&started, memory_order_acquire))
+		hmr__hmem_init();
 	return any_device;
 }
 

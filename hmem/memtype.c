@@ -21,35 +21,49 @@
 #define MEMTYPE_MAX 4096
 
 struct entry {
-	_Atomic uintptr_t start, end; /* [start, end) */
+	_Atomic uintptr_t end;        /* [starts[i], end) */
 	_Atomic uint64_t iface_flags; /* iface << 32 | flags */
 	_Atomic uint64_t device, base, size, buffer_id;
 };
 
-static struct entry table[MEMTYPE_MAX]; /* (write_lock; seq for readers) */
-static _Atomic size_t count;            /* (write_lock; seq for readers) */
-static _Atomic unsigned seq;            /* Odd while a writer works. */
+/* The starts apart from the rest, so the search walks a dense array. */
+static _Atomic uintptr_t starts[MEMTYPE_MAX]; /* (write_lock; seq) */
+static struct entry table[MEMTYPE_MAX];       /* (write_lock; seq) */
+static _Atomic size_t count; /* (write_lock; seq for readers) */
+/*
+ * Host ranges again, by their start address in a direct-mapped table: a
+ * registration path asks about buffers by their start, and one probe
+ * answers that without the search's chain of dependent loads.  A slot is
+ * overwritten on collision; the sorted array still has every range.
+ */
+#define HOST_SLOTS 1024
+static _Atomic uintptr_t host_start[HOST_SLOTS], host_end[HOST_SLOTS];
+static _Atomic unsigned seq = 2; /* Odd while a writer works. */
 static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define LD(x)    atomic_load_explicit(&(x), memory_order_relaxed)
 #define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
 
+static size_t host_slot(uintptr_t start)
+{
+	return (size_t)(((start >> 6) * 0x9e3779b97f4a7c15ULL) >> 54);
+}
+
 /* The index of the last entry with start <= addr, or -1. */
+/* Branch-free: the conditional move keeps the search's cost the same
+ * whichever buffer is asked about (no mispredicted branches). */
 static long find(uintptr_t addr, size_t n)
 {
-	long lo = 0, hi = (long)n - 1, at = -1;
+	size_t lo = 0, half;
 
-	while (lo <= hi) {
-		long mid = lo + (hi - lo) / 2;
-
-		if (LD(table[mid].start) <= addr) {
-			at = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
+	if (!n)
+		return -1;
+	while (n > 1) {
+		half = n / 2;
+		lo = LD(starts[lo + half]) <= addr ? lo + half : lo;
+		n -= half;
 	}
-	return at;
+	return LD(starts[lo]) <= addr ? (long)lo : -1;
 }
 
 static void read_entry(const struct entry *e, struct hmr_hmem_info *info)
@@ -64,7 +78,22 @@ static void read_entry(const struct entry *e, struct hmr_hmem_info *info)
 	info->buffer_id = LD(e->buffer_id);
 }
 
-int hmr__memtype_lookup(uintptr_t addr, size_t len, struct hmr_hmem_info *info)
+/*
+ * Each thread remembers its last hit with the sequence number it was read
+ * under: while no writer has run since, the same range answers without
+ * searching.  A registration path asks about the same buffers again and
+ * again, so this is the common case.  Initial-exec TLS: no
+ * __tls_get_addr call on the hot path.
+ */
+struct last_hit {
+	unsigned seq; /* 0: empty (the table's seq starts at 2). */
+	uintptr_t start, end;
+	struct hmr_hmem_info info;
+};
+static __thread struct last_hit last __attribute__((tls_model("initial-exec")));
+
+/* The slow path: the binary search over every range. */
+static int search(uintptr_t addr, size_t len, struct hmr_hmem_info *info)
 {
 	unsigned s1, s2;
 	int found;
@@ -76,21 +105,55 @@ int hmr__memtype_lookup(uintptr_t addr, size_t len, struct hmr_hmem_info *info)
 			size_t n = LD(count);
 			long i = find(addr, n < MEMTYPE_MAX ? n : MEMTYPE_MAX);
 
-			if (i >= 0 && addr + len <= LD(table[i].end) &&
-			    addr + len >= addr) {
+			if (i >= 0 && addr + len <= LD(table[i].end)) {
 				read_entry(&table[i], info);
+				last.start = LD(starts[i]);
+				last.end = LD(table[i].end);
 				found = 1;
 			}
 		}
 		atomic_thread_fence(memory_order_acquire);
 		s2 = atomic_load_explicit(&seq, memory_order_relaxed);
 	} while ((s1 & 1) || s1 != s2);
+	if (found) {
+		last.info = *info;
+		last.seq = s1;
+	}
 	return found;
 }
 
-static void copy_entry(struct entry *dst, struct entry *src)
+int hmr__memtype_lookup(uintptr_t addr, size_t len, struct hmr_hmem_info *info)
 {
-	ST(dst->start, LD(src->start));
+	unsigned s1 = atomic_load_explicit(&seq, memory_order_acquire), s2;
+	size_t h = host_slot(addr);
+	uintptr_t end;
+
+	if (addr + len < addr)
+		return 0;
+	/* A host buffer asked about by its start: one probe. */
+	if (!(s1 & 1) && LD(host_start[h]) == addr) {
+		end = LD(host_end[h]);
+		atomic_thread_fence(memory_order_acquire);
+		s2 = atomic_load_explicit(&seq, memory_order_relaxed);
+		if (s1 == s2 && addr + len <= end) {
+			memset(info, 0, sizeof(*info));
+			info->iface = FI_HMEM_SYSTEM;
+			return 1;
+		}
+	}
+	/* This thread's last answer, if nothing changed since. */
+	if (last.seq == s1 && addr >= last.start && addr + len <= last.end) {
+		*info = last.info;
+		return 1;
+	}
+	return search(addr, len, info);
+}
+
+static void copy_entry(size_t d, size_t src_i)
+{
+	struct entry *dst = &table[d], *src = &table[src_i];
+
+	ST(starts[d], LD(starts[src_i]));
 	ST(dst->end, LD(src->end));
 	ST(dst->iface_flags, LD(src->iface_flags));
 	ST(dst->device, LD(src->device));
@@ -119,10 +182,17 @@ static void remove_locked(uintptr_t start, uintptr_t end)
 	size_t n = LD(count), i, j = 0;
 
 	for (i = 0; i < n; i++) {
-		if (LD(table[i].start) < end && LD(table[i].end) > start)
+		uintptr_t s0 = LD(starts[i]);
+
+		if (s0 < end && LD(table[i].end) > start) {
+			size_t h = host_slot(s0);
+
+			if (LD(host_start[h]) == s0)
+				ST(host_start[h], 0);
 			continue;
+		}
 		if (i != j)
-			copy_entry(&table[j], &table[i]);
+			copy_entry(j, i);
 		j++;
 	}
 	ST(count, j);
@@ -137,11 +207,13 @@ static void drop_host_locked(void)
 		if ((LD(table[i].iface_flags) >> 32) == FI_HMEM_SYSTEM)
 			continue;
 		if (i != j)
-			copy_entry(&table[j], &table[i]);
+			copy_entry(j, i);
 		j++;
 	}
 	/* All device: start over rather than refuse to learn. */
 	ST(count, j == n ? 0 : j);
+	for (i = 0; i < HOST_SLOTS; i++)
+		ST(host_start[i], 0);
 }
 
 void hmr__memtype_insert(uintptr_t start, uintptr_t end,
@@ -159,8 +231,8 @@ void hmr__memtype_insert(uintptr_t start, uintptr_t end,
 	n = LD(count);
 	at = find(start, n) + 1;
 	for (i = n; i > (size_t)at; i--)
-		copy_entry(&table[i], &table[i - 1]);
-	ST(table[at].start, start);
+		copy_entry(i, i - 1);
+	ST(starts[at], start);
 	ST(table[at].end, end);
 	ST(table[at].iface_flags,
 	   (uint64_t)info->iface << 32 | (uint64_t)info->flags);
@@ -169,6 +241,10 @@ void hmr__memtype_insert(uintptr_t start, uintptr_t end,
 	ST(table[at].size, info->size);
 	ST(table[at].buffer_id, info->buffer_id);
 	ST(count, n + 1);
+	if (info->iface == FI_HMEM_SYSTEM) {
+		ST(host_start[host_slot(start)], start);
+		ST(host_end[host_slot(start)], end);
+	}
 	write_end();
 }
 

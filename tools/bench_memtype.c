@@ -19,44 +19,69 @@
  * runs, and hmr / UCX.
  */
 typedef int (*cu_alloc_fn)(unsigned long long *, size_t);
+typedef int (*cu_retain_fn)(void **, int);
+typedef int (*cu_set_fn)(void *);
 
-enum { DEVICE_BUFFERS = 64, LOOKUPS = 1000000, RUNS = 15 };
+enum {
+	DEVICE_BUFFERS = 64,
+	HOST_BUFFERS = 16,
+	HOST_LEN = 1 << 16,
+	LOOKUPS = 1000000,
+	RUNS = 15
+};
 
 static volatile int sink;
 
-static double time_hmr(const void *p, size_t len)
+/* Lookups cycle over `nbuf` host buffers (1: the same one each time). */
+static double time_hmr(char *const *bufs, int nbuf, size_t len)
 {
 	struct hmr_hmem_info info;
 	uint64_t t0 = bench_now_ns();
 	int i;
 
 	for (i = 0; i < LOOKUPS; i++) {
-		hmr_hmem_query(p, len, &info);
+		hmr_hmem_query(bufs[i % nbuf], len, &info);
 		sink += info.iface;
 	}
 	return (double)(bench_now_ns() - t0) / LOOKUPS;
 }
 
-static double time_ucx(const void *p, size_t len)
+static double time_ucx(char *const *bufs, int nbuf, size_t len)
 {
 	ucs_memory_info_t info;
 	uint64_t t0 = bench_now_ns();
 	int i;
 
 	for (i = 0; i < LOOKUPS; i++)
-		sink += ucs_memtype_cache_lookup(p, len, &info);
+		sink += ucs_memtype_cache_lookup(bufs[i % nbuf], len, &info);
 	return (double)(bench_now_ns() - t0) / LOOKUPS;
+}
+
+static void compare(char *const *bufs, int nbuf, const char *what)
+{
+	double hmr[RUNS], ucx[RUNS], mh, mu;
+	int i;
+
+	for (i = 0; i < RUNS; i++) {
+		hmr[i] = time_hmr(bufs, nbuf, HOST_LEN);
+		ucx[i] = time_ucx(bufs, nbuf, HOST_LEN);
+	}
+	mh = bench_median(hmr, RUNS);
+	mu = bench_median(ucx, RUNS);
+	printf("  %-28s hmr %6.2f ns  ucx %6.2f ns  hmr/ucx %5.2f\n", what, mh,
+	       mu, mh / mu);
 }
 
 int bench_memtype(int argc, char **argv)
 {
 	const char *lib = getenv("HMR_CUDA_LIBRARY");
-	double hmr[RUNS], ucx[RUNS], mh, mu;
 	unsigned long long dev[DEVICE_BUFFERS];
 	struct hmr_hmem_info info;
-	char why[192], *host;
+	char why[192], *host[HOST_BUFFERS];
 	cu_alloc_fn cu_alloc;
-	void *cuda;
+	cu_retain_fn retain;
+	cu_set_fn set;
+	void *cuda, *ctx;
 	int i;
 
 	(void)argc, (void)argv;
@@ -69,8 +94,11 @@ int bench_memtype(int argc, char **argv)
 	}
 	cuda = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
 	cu_alloc = cuda ? (cu_alloc_fn)dlsym(cuda, "cuMemAlloc_v2") : NULL;
-	if (!cu_alloc) {
-		fprintf(stderr, "memtype: no cuMemAlloc_v2 in %s\n", lib);
+	retain = cuda ? (cu_retain_fn)dlsym(cuda, "cuDevicePrimaryCtxRetain")
+	              : NULL;
+	set = cuda ? (cu_set_fn)dlsym(cuda, "cuCtxSetCurrent") : NULL;
+	if (!cu_alloc || !retain || !set || retain(&ctx, 0) || set(ctx)) {
+		fprintf(stderr, "memtype: no CUDA context from %s\n", lib);
 		return 1;
 	}
 	if (!ucs_memtype_cache_global_instance)
@@ -84,22 +112,20 @@ int bench_memtype(int argc, char **argv)
 		ucs_memtype_cache_update((void *)(uintptr_t)dev[i], 1 << 20,
 		                         UCS_MEMORY_TYPE_CUDA, 0);
 	}
-	host = malloc(1 << 16);
-	hmr_hmem_query(host, 1 << 16, &info); /* The one vendor query. */
-	if (info.iface != FI_HMEM_SYSTEM)
-		return fprintf(stderr, "host buffer misclassified\n"), 1;
-	for (i = 0; i < RUNS; i++) {
-		hmr[i] = time_hmr(host, 1 << 16);
-		ucx[i] = time_ucx(host, 1 << 16);
+	for (i = 0; i < HOST_BUFFERS; i++) {
+		host[i] = malloc(HOST_LEN);
+		hmr_hmem_query(host[i], HOST_LEN,
+		               &info); /* The vendor query. */
+		if (info.iface != FI_HMEM_SYSTEM)
+			return fprintf(stderr, "host buffer misclassified\n"),
+			       1;
 	}
-	mh = bench_median(hmr, RUNS);
-	mu = bench_median(ucx, RUNS);
-	printf("memtype: host pointer, %d device buffers known, median of %d "
-	       "runs x %d lookups\n",
+	printf("memtype: classify host memory, %d device buffers known, "
+	       "median of %d runs x %d lookups (goal: hmr/ucx <= 1.00)\n",
 	       DEVICE_BUFFERS, RUNS, LOOKUPS);
-	printf("  hmr_hmem_query            %7.2f ns\n", mh);
-	printf("  ucs_memtype_cache_lookup  %7.2f ns\n", mu);
-	printf("  ratio hmr/ucx             %7.2f  (goal <= 1.00)\n", mh / mu);
-	free(host);
+	compare(host, 1, "the same host buffer");
+	compare(host, HOST_BUFFERS, "16 host buffers in turn");
+	for (i = 0; i < HOST_BUFFERS; i++)
+		free(host[i]);
 	return 0;
 }
