@@ -184,14 +184,14 @@ static int domain_close(struct fid *fid)
 	size_t i;
 
 	pthread_rwlock_wrlock(&d->lock);
-	busy = d->mr_count || d->mapped_count;
+	busy = atomic_load(&d->mr_count) || d->mapped_count;
 	for (b = d->bindables; b; b = b->next)
 		busy = busy || atomic_load(&b->open);
 	if (busy) {
 		pthread_rwlock_unlock(&d->lock);
 		hmr_warn("domain busy: %zu MRs, %zu mapped keys, or an open "
 		         "counter/endpoint",
-		         d->mr_count, d->mapped_count);
+		         atomic_load(&d->mr_count), d->mapped_count);
 		return -FI_EBUSY;
 	}
 	pthread_rwlock_unlock(&d->lock);

@@ -106,11 +106,13 @@ struct hmr_mr {
 	struct hmr_mr_binding *binds;
 	size_t nbinds;
 	size_t auth_key_size;
-	uint8_t auth_key[HMR_AUTH_KEY_MAX];
 	void *map; /* An mmap this MR owns (FI_MR_DMABUF). */
 	size_t map_len;
 	void *registrar_data; /* The registrar's own state. */
 	struct iovec iov_one; /* iov storage when iov_count == 1. */
+	/* Not cleared for a new MR (see mr_new): only auth_key_size bytes of
+	 * auth_key are ever read, and the registrar writes its own space. */
+	uint8_t auth_key[HMR_AUTH_KEY_MAX];
 	/* Room for the registrar's per-MR state (the verbs desc), saving an
 	 * allocation per registration. */
 	_Alignas(8) unsigned char registrar_space[32];
@@ -135,7 +137,7 @@ struct hmr_domain {
 	struct hmr_keymap mrs;    /* key -> struct hmr_mr * */
 	struct hmr_keymap mapped; /* mapped key -> count (as a pointer) */
 	uint64_t next_key;        /* FI_MR_PROV_KEY allocator. */
-	size_t mr_count;
+	atomic_size_t mr_count;   /* Atomic: NIC MRs are counted unlocked. */
 	size_t mapped_count;
 	struct hmr_bindable *bindables;
 	/* Closed MRs, lock-free: a slot is claimed with fetch_add and filled

@@ -42,7 +42,7 @@ static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
 	struct hmr_mr *mr = atomic_exchange(&d->spare, NULL);
 
 	if (mr)
-		memset(mr, 0, sizeof(*mr));
+		memset(mr, 0, offsetof(struct hmr_mr, auth_key));
 	else if (!(mr = calloc(1, sizeof(*mr))))
 		return -FI_ENOMEM;
 	mr->iov = count == 1 ? &mr->iov_one : calloc(count, sizeof(*mr->iov));
@@ -166,7 +166,7 @@ static int mr_publish(struct hmr_domain *d, struct hmr_mr *mr,
 	}
 	if (mr->base_mr)
 		mr->base_mr->sub_count++;
-	d->mr_count++;
+	atomic_fetch_add(&d->mr_count, 1);
 	return 0;
 }
 
@@ -225,9 +225,15 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 	ret = d->registrar->reg(d, mr, req);
 	if (ret)
 		goto err_free;
-	pthread_rwlock_wrlock(&d->lock);
-	ret = mr_publish(d, mr, req->attr.requested_key);
-	pthread_rwlock_unlock(&d->lock);
+	if (d->registrar->provides_keys && !mr->base_mr) {
+		/* A NIC key on a plain MR: no key map or parent to update,
+		 * only the count, so no lock on this common path. */
+		atomic_fetch_add(&d->mr_count, 1);
+	} else {
+		pthread_rwlock_wrlock(&d->lock);
+		ret = mr_publish(d, mr, req->attr.requested_key);
+		pthread_rwlock_unlock(&d->lock);
+	}
 	if (ret)
 		goto err_dereg;
 	mr->mr_fid.key = d->mr_mode & FI_MR_RAW ? FI_KEY_NOTAVAIL : mr->key;
@@ -327,7 +333,7 @@ static int mr_close(struct fid *fid)
 		hmr__keymap_remove(&d->mrs, mr->key);
 	if (mr->base_mr)
 		mr->base_mr->sub_count--;
-	d->mr_count--;
+	atomic_fetch_sub(&d->mr_count, 1);
 	mr->mr_fid.fid.ops = &hmr__closed_ops;
 	pthread_rwlock_unlock(&d->lock);
 	/* No lookup can reach the MR now: deregister without the lock. */
