@@ -254,6 +254,9 @@ static int cuda_ipc_close(void *ptr)
 	               : 0;
 }
 
+static const char *const cuda_peermem[] = {"nvidia_peermem", "nv_peer_mem",
+                                           NULL};
+
 const struct hmr_backend_ops hmr__cuda_backend = {
         .version = HMR_BACKEND_OPS_VERSION,
         .iface = FI_HMEM_CUDA,
@@ -268,6 +271,7 @@ const struct hmr_backend_ops hmr__cuda_backend = {
         .dmabuf_get = cuda_dmabuf_get,
         .dmabuf_put = cuda_dmabuf_put,
         .dmabuf_supported = cuda_dmabuf_supported,
+        .peermem_modules = cuda_peermem,
         .ipc_get = cuda_ipc_get,
         .ipc_open = cuda_ipc_open,
         .ipc_close = cuda_ipc_close,

@@ -21,7 +21,7 @@
 struct hmr_backend_ops {
 	unsigned version; /* HMR_BACKEND_OPS_VERSION */
 	enum fi_hmem_iface iface;
-	const char *name; /* "cuda", as HMR_HMEM/FI_HMEM spell it. */
+	const char *name; /* As HMR_HMEM/FI_HMEM spell it. */
 
 	int (*init)(char *why, size_t why_len);
 	void (*fini)(void);
@@ -41,6 +41,10 @@ struct hmr_backend_ops {
 	/* Whether the device can export dma-bufs at all (probed per device,
 	 * never assumed from device 0). */
 	bool (*dmabuf_supported)(uint64_t device);
+
+	/* Kernel modules that let a NIC pin this interface's memory with
+	 * plain ibv_reg_mr (peer memory), NULL-terminated; NULL if none. */
+	const char *const *peermem_modules;
 
 	int (*ipc_get)(const void *ptr, void *handle, size_t *handle_size);
 	int (*ipc_open)(uint64_t device, const void *handle, size_t handle_size,

@@ -1,6 +1,7 @@
 /* host.c: mapped-range and page-size checks for host memory. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +15,15 @@
 
 size_t hmr__host_page_size(void)
 {
-	static size_t page; /* Racy but idempotent: every writer agrees. */
+	/* Every thread that fills it writes the same value. */
+	static atomic_size_t page;
+	size_t p = atomic_load_explicit(&page, memory_order_relaxed);
 
-	if (!page)
-		page = (size_t)sysconf(_SC_PAGESIZE);
-	return page;
+	if (!p) {
+		p = (size_t)sysconf(_SC_PAGESIZE);
+		atomic_store_explicit(&page, p, memory_order_relaxed);
+	}
+	return p;
 }
 
 /* mincore() fails with ENOMEM on the first unmapped page; it needs one
