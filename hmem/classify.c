@@ -118,19 +118,25 @@ int hmr_hmem_dmabuf_put(const void *ptr, int fd)
 	return b->dmabuf_put(fd);
 }
 
+/* The backend that page-locks host memory for `iface`. */
+static int locking_backend(enum fi_hmem_iface iface, void *ptr, size_t len,
+                           const struct hmr_backend_ops **b)
+{
+	if (!ptr || !len || iface == FI_HMEM_SYSTEM)
+		return -FI_EINVAL;
+	*b = hmr__hmem_backend(iface);
+	return *b ? 0 : -FI_ENOSYS;
+}
+
 /* The memtype cache knew [ptr, ptr + len) as host memory: forget it, so
- * the next classification asks the backends. */
+ * the next classification asks the backends (both ways). */
 int hmr_hmem_host_register(enum fi_hmem_iface iface, void *ptr, size_t len)
 {
 	const struct hmr_backend_ops *b;
-	int ret;
+	int ret = locking_backend(iface, ptr, len, &b);
 
-	if (!ptr || !len || iface == FI_HMEM_SYSTEM)
-		return -FI_EINVAL;
-	b = hmr__hmem_backend(iface);
-	if (!b)
-		return -FI_ENOSYS;
-	ret = b->host_register(ptr, len);
+	if (!ret)
+		ret = b->host_register(ptr, len);
 	if (!ret)
 		hmr__memtype_remove((uintptr_t)ptr, (uintptr_t)ptr + len);
 	return ret;
@@ -139,13 +145,10 @@ int hmr_hmem_host_register(enum fi_hmem_iface iface, void *ptr, size_t len)
 int hmr_hmem_host_unregister(enum fi_hmem_iface iface, void *ptr, size_t len)
 {
 	const struct hmr_backend_ops *b;
-	int ret;
+	int ret = locking_backend(iface, ptr, len, &b);
 
-	if (!ptr || !len || iface == FI_HMEM_SYSTEM)
-		return -FI_EINVAL;
-	b = hmr__hmem_backend(iface);
-	if (!b)
-		return -FI_ENOSYS;
+	if (ret)
+		return ret;
 	ret = b->host_unregister(ptr);
 	hmr__memtype_remove((uintptr_t)ptr, (uintptr_t)ptr + len);
 	return ret;
