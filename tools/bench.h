@@ -7,4 +7,11 @@
 int bench_memtype(int argc, char **argv);
 int bench_verbs(int argc, char **argv);
 
+#include <stddef.h>
+/* bench_libfabric.c: libfabric's verbs domain on `nic` (MR cache off),
+ * or a negative code and why. */
+int bench_lf_open(const char *nic, void **domain, void **fabric, char *why,
+                  size_t why_len);
+void bench_lf_close(void *domain, void *fabric);
+
 #endif /* HMR_BENCH_H */

@@ -66,24 +66,67 @@ static double one_hmr(struct fid_domain *domain, void *buf, size_t len)
 	return (double)(bench_now_ns() - t0) / 1000.0;
 }
 
+struct series {
+	double raw[MAX_PAIRS], hmr[MAX_PAIRS], lf[MAX_PAIRS], ctl[MAX_PAIRS];
+};
+
+/* One size: `pairs` rounds, each timing every contender once, in an order
+ * that rotates so none always goes first. */
+static int run_size(struct ibv_pd *pd, struct fid_domain *hmr,
+                    struct fid_domain *lf, struct fid_domain *sw, size_t len,
+                    int pairs, struct series *t)
+{
+	char *buf = malloc(len);
+	int r, k;
+
+	memset(buf, 1, len); /* Backed before registering. */
+	for (r = 0; r < pairs; r++) {
+		for (k = 0; k < 4; k++) {
+			switch ((r + k) % 4) {
+			case 0:
+				t->raw[r] = one_raw(pd, buf, len);
+				break;
+			case 1:
+				t->hmr[r] = one_hmr(hmr, buf, len);
+				break;
+			case 2:
+				t->lf[r] = lf ? one_hmr(lf, buf, len) : 1;
+				break;
+			case 3:
+				t->ctl[r] = one_raw_plus_sw(pd, sw, buf, len);
+				break;
+			}
+		}
+		if (t->raw[r] < 0 || t->hmr[r] < 0 || t->lf[r] < 0 ||
+		    t->ctl[r] < 0) {
+			free(buf);
+			return -1;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
 int bench_verbs(int argc, char **argv)
 {
 	static const size_t sizes[] = {4096, 65536, 1 << 20, 16 << 20,
 	                               64 << 20};
+	static struct series t;
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
+	struct fid_domain *domain, *sw, *lf = NULL;
+	void *lf_domain = NULL, *lf_fabric = NULL;
 	struct ibv_device **list;
 	struct ibv_context *ctx;
-	struct fid_domain *domain, *sw;
 	struct ibv_pd *pd;
-	static double raw[MAX_PAIRS], hmr[MAX_PAIRS], rsw[MAX_PAIRS];
+	char why[256];
 	size_t s;
-	int n = 0, r, ret = 0;
+	int n = 0, ret = 0;
 
 	(void)argc, (void)argv;
 	list = ibv_get_device_list(&n);
 	if (!list || n == 0) {
 		fprintf(stderr, "verbs: no RDMA device here (run it in the VM: "
-		                "tests/vm)\n");
+		                "ctest -L bench)\n");
 		if (list)
 			ibv_free_device_list(list);
 		return 77;
@@ -98,40 +141,42 @@ int bench_verbs(int argc, char **argv)
 	attr.pd = pd;
 	if (hmr_domain_open(&attr, &domain) || hmr_domain_open(NULL, &sw))
 		return fprintf(stderr, "verbs: hmr_domain_open failed\n"), 1;
-	printf("verbs: register+deregister on %s, median over interleaved "
-	       "pairs (us per pair)\n",
-	       ibv_get_device_name(list[0]));
-	printf("  %10s %10s %10s %8s %14s\n", "size", "ibv", "hmr", "hmr/ibv",
-	       "ibv+hmr-sw/ibv");
+	if (bench_lf_open(ibv_get_device_name(list[0]), &lf_domain, &lf_fabric,
+	                  why, sizeof(why)) == 0)
+		lf = lf_domain;
+	else
+		printf("verbs: libfabric column left out: %s\n", why);
+	printf("verbs: register+deregister on %s, medians over rounds that "
+	       "time each once (us per pair)\n"
+	       "  ibv: ibv_reg_mr+ibv_dereg_mr; hmr: fi_mr_reg+fi_close on an "
+	       "hmr verbs domain (same pd);\n"
+	       "  libfabric: the same calls on libfabric %s's verbs domain, "
+	       "MR cache off;\n"
+	       "  ctl: ibv plus hmr's bookkeeping alone (a software-domain "
+	       "fi_mr_reg+fi_close) right after\n",
+	       ibv_get_device_name(list[0]), lf ? "1.17" : "(absent)");
+	printf("  %9s %9s %9s %9s %8s %8s %8s\n", "size", "ibv", "hmr",
+	       "libfabric", "hmr/ibv", "hmr/lf", "ctl/ibv");
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t len = sizes[s];
-		int pairs = len <= 65536 ? 2000 : len <= (1 << 20) ? 200 : 20;
-		char *buf = malloc(len);
-		double mr_, mh, ms;
+		int pairs = len <= 65536 ? 1000 : len <= (1 << 20) ? 100 : 12;
+		double mr_, mh, ml, mc;
 
-		memset(buf, 1, len); /* Backed before registering. */
-		for (r = 0; r < pairs; r++) {
-			/* Alternate which goes first: no order bias. */
-			if (r % 2)
-				hmr[r] = one_hmr(domain, buf, len);
-			raw[r] = one_raw(pd, buf, len);
-			if (!(r % 2))
-				hmr[r] = one_hmr(domain, buf, len);
-			rsw[r] = one_raw_plus_sw(pd, sw, buf, len);
-			if (raw[r] < 0 || hmr[r] < 0 || rsw[r] < 0) {
-				fprintf(stderr, "verbs: registration failed\n");
-				ret = 1;
-				break;
-			}
+		if (run_size(pd, domain, lf, sw, len, pairs, &t)) {
+			fprintf(stderr, "verbs: registration failed\n");
+			ret = 1;
+			break;
 		}
-		mr_ = bench_median(raw, (size_t)r);
-		mh = bench_median(hmr, (size_t)r);
-		ms = bench_median(rsw, (size_t)r);
-		printf("  %10zu %10.2f %10.2f %8.3f %14.3f%s\n", len, mr_, mh,
-		       mh / mr_, ms / mr_,
-		       len == 4096 ? "  (goal <= 1.05)" : "");
-		free(buf);
+		mr_ = bench_median(t.raw, (size_t)pairs);
+		mh = bench_median(t.hmr, (size_t)pairs);
+		ml = bench_median(t.lf, (size_t)pairs);
+		mc = bench_median(t.ctl, (size_t)pairs);
+		printf("  %9zu %9.2f %9.2f %9.2f %8.3f %8.3f %8.3f%s\n", len,
+		       mr_, mh, lf ? ml : 0.0, mh / mr_, lf ? mh / ml : 0.0,
+		       mc / mr_, len == 4096 ? "  (goal hmr/ibv <= 1.05)" : "");
 	}
+	if (lf)
+		bench_lf_close(lf_domain, lf_fabric);
 	fi_close(&domain->fid);
 	fi_close(&sw->fid);
 	ibv_dealloc_pd(pd);

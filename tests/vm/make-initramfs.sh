@@ -23,7 +23,7 @@ LIBDIR=/usr/lib/$ARCH
 # Loaded by init in this order.  rdma_rxe asks the crypto API for "crc32"
 # when a device is added: without crc32_generic, `rdma link add` fails
 # with ENOENT.
-MODULES=${MODULES:-crc32_generic rdma_rxe ib_uverbs vgem veth dummy}
+MODULES=${MODULES:-crc32_generic rdma_rxe ib_uverbs rdma_ucm vgem veth dummy}
 say() { echo "make-initramfs: $*" >&2; }
 need() { # need WHAT PACKAGE: give up
 	say "need $1 on this machine (apt-get install $2)"
