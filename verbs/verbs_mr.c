@@ -73,19 +73,17 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 	void *p = mr->iov[0].iov_base;
 
 	if (!v->nic_dmabuf) {
-		snprintf(why, why_len,
-		         "dma-buf: the NIC does not import "
-		         "dma-bufs (probe)");
+		snprintf(why, why_len, "dma-buf: the NIC does not import them");
 		return -FI_EOPNOTSUPP;
 	}
-	if (!b || mr->device >= HMR_VERBS_DEVICES)
-		return snprintf(why, why_len, "dma-buf: no backend"),
-		       -FI_EOPNOTSUPP;
+	if (!b || mr->device >= HMR_VERBS_DEVICES) {
+		snprintf(why, why_len, "dma-buf: no backend for the device");
+		return -FI_EOPNOTSUPP;
+	}
 	state = &v->dmabuf[mr->iface][mr->device];
 	if (atomic_load(state) == HMR_DMABUF_REFUSED) {
 		snprintf(why, why_len,
-		         "dma-buf: refused earlier for this "
-		         "device");
+		         "dma-buf: refused before for this device");
 		return -FI_EOPNOTSUPP;
 	}
 	err = b->dmabuf_get(p, mr->iov[0].iov_len, 0, &fd, &offset);
@@ -106,11 +104,8 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 	}
 	snprintf(why, why_len, "dma-buf: ibv_reg_dmabuf_mr: %s", strerror(err));
 	if (err == EOPNOTSUPP || err == ENOTSUP) {
-		/* The first real refusal demotes this device only. */
-		expected = HMR_DMABUF_UNKNOWN;
-		if (!atomic_compare_exchange_strong(state, &expected,
-		                                    HMR_DMABUF_REFUSED))
-			atomic_store(state, HMR_DMABUF_REFUSED);
+		/* A real refusal demotes this device only, for good. */
+		atomic_store(state, HMR_DMABUF_REFUSED);
 		hmr_info("%s device %llu: dma-buf refused, demoted",
 		         hmr_hmem_iface_name(mr->iface),
 		         (unsigned long long)mr->device);
