@@ -95,14 +95,14 @@ struct hmr_mr {
 	uint64_t device;
 	uint32_t hmem_flags; /* HMR_HMEM_* of the allocation. */
 	size_t page_size;
-	size_t sub_mr_cnt;      /* The hint, kept for the registrar. */
-	struct hmr_mr *base_mr; /* Parent when this is a sub-MR. */
-	size_t sub_count;       /* Live sub-MRs (domain lock). */
-	bool enabled;           /* (domain lock) */
-	bool in_keymap;         /* Reachable through its key. */
-	bool created_disabled;  /* Bindings end at fi_mr_enable. */
-	atomic_bool used;       /* FI_MR_SINGLE_USE spent. */
-	atomic_int refreshing;  /* FI_MR_MMU_NOTIFY refresh running. */
+	size_t sub_mr_cnt;       /* The hint, kept for the registrar. */
+	struct hmr_mr *base_mr;  /* Parent when this is a sub-MR. */
+	atomic_size_t sub_count; /* Live sub-MRs (changed under the lock). */
+	bool enabled;            /* (domain lock) */
+	bool in_keymap;          /* Reachable through its key. */
+	bool created_disabled;   /* Bindings end at fi_mr_enable. */
+	atomic_bool used;        /* FI_MR_SINGLE_USE spent. */
+	atomic_int refreshing;   /* FI_MR_MMU_NOTIFY refresh running. */
 	struct hmr_mr_binding *binds;
 	size_t nbinds;
 	size_t auth_key_size;

@@ -26,7 +26,8 @@ void hmr__mr_free(struct hmr_mr *mr)
 	if (mr->iov != &mr->iov_one)
 		free(mr->iov);
 	mr->iov = NULL;
-	free(mr->binds);
+	if (mr->binds)
+		free(mr->binds);
 	mr->binds = NULL;
 	if (mr->map)
 		munmap(mr->map, mr->map_len);
@@ -165,7 +166,7 @@ static int mr_publish(struct hmr_domain *d, struct hmr_mr *mr,
 		return ret;
 	}
 	if (mr->base_mr)
-		mr->base_mr->sub_count++;
+		atomic_fetch_add(&mr->base_mr->sub_count, 1);
 	atomic_fetch_add(&d->mr_count, 1);
 	return 0;
 }
@@ -312,30 +313,46 @@ static void keep_shell(struct hmr_domain *d, struct hmr_mr *mr)
 	size_t slot = atomic_fetch_add(&d->shell_next, 1) % HMR_MR_SHELLS;
 	struct hmr_mr *old = atomic_exchange(&d->shells[slot], mr);
 
-	if (old)
-		free(atomic_exchange(&d->spare, old));
+	if (old) {
+		old = atomic_exchange(&d->spare, old);
+		if (old)
+			free(old);
+	}
 }
 
 static int mr_close(struct fid *fid)
 {
 	struct hmr_mr *mr = (struct hmr_mr *)fid;
 	struct hmr_domain *d = mr->domain;
+	size_t subs;
 
-	pthread_rwlock_wrlock(&d->lock);
-	if (mr->sub_count || hmr__mr_bound_busy(mr)) {
+	/*
+	 * A NIC's MR that nothing refers to (no key map entry, no parent, no
+	 * bindings, no sub-MRs) has no domain state but the count: closing
+	 * it takes no lock.  Binding to an MR or deriving a sub-MR from it
+	 * while closing it is the caller's race, as in libfabric.
+	 */
+	if (mr->in_keymap || mr->base_mr || mr->nbinds ||
+	    atomic_load(&mr->sub_count)) {
+		pthread_rwlock_wrlock(&d->lock);
+		subs = atomic_load(&mr->sub_count);
+		if (subs || (mr->nbinds && hmr__mr_bound_busy(mr))) {
+			pthread_rwlock_unlock(&d->lock);
+			hmr_warn("MR %#llx busy: %zu sub-MRs or an open bound "
+			         "counter or endpoint",
+			         (unsigned long long)mr->key, subs);
+			return -FI_EBUSY;
+		}
+		if (mr->in_keymap)
+			hmr__keymap_remove(&d->mrs, mr->key);
+		if (mr->base_mr)
+			atomic_fetch_sub(&mr->base_mr->sub_count, 1);
+		mr->mr_fid.fid.ops = &hmr__closed_ops;
 		pthread_rwlock_unlock(&d->lock);
-		hmr_warn("MR %#llx busy: %zu sub-MRs or an open bound counter "
-		         "or endpoint",
-		         (unsigned long long)mr->key, mr->sub_count);
-		return -FI_EBUSY;
+	} else {
+		mr->mr_fid.fid.ops = &hmr__closed_ops;
 	}
-	if (mr->in_keymap)
-		hmr__keymap_remove(&d->mrs, mr->key);
-	if (mr->base_mr)
-		mr->base_mr->sub_count--;
 	atomic_fetch_sub(&d->mr_count, 1);
-	mr->mr_fid.fid.ops = &hmr__closed_ops;
-	pthread_rwlock_unlock(&d->lock);
 	/* No lookup can reach the MR now: deregister without the lock. */
 	d->registrar->dereg(d, mr);
 	hmr__mr_free(mr);

@@ -111,8 +111,9 @@ int hmr__mr_check(struct hmr_domain *d, struct hmr_mr_req *req)
 		return -FI_EINVAL;
 	}
 	/* A sub-MR inherits hmem_data and page_size: ignored there. */
-	if (!attr->base_mr &&
-	    (attr->hmem_data || !hmr__host_page_size_valid(attr->page_size))) {
+	if (!attr->base_mr && (attr->hmem_data ||
+	                       (attr->page_size &&
+	                        !hmr__host_page_size_valid(attr->page_size)))) {
 		hmr_warn("hmem_data must be NULL and page_size 0 or a page "
 		         "size of this system (got %zu)",
 		         attr->page_size);

@@ -7,8 +7,13 @@ if ! vm_setup_rxe; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+# Twice: QEMU's first process after boot runs everything slower (its
+# translation cache is cold); both runs are printed.
 rc=0
-/payload/hmr_bench verbs || rc=$?
+for run in 1 2; do
+	echo "=== hmr_bench verbs, run $run of 2"
+	/payload/hmr_bench verbs || rc=$?
+done
 if [ "$rc" = 0 ]; then
 	echo "CASE PASS hmr_bench_verbs"
 else
