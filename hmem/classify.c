@@ -154,6 +154,36 @@ int hmr_hmem_host_unregister(enum fi_hmem_iface iface, void *ptr, size_t len)
 	return ret;
 }
 
+int hmr_hmem_ipc_get(const void *ptr, void *handle, size_t *handle_size)
+{
+	const struct hmr_backend_ops *b;
+	int ret;
+
+	if (!ptr || !handle_size || (!handle && *handle_size))
+		return -FI_EINVAL;
+	ret = owner(ptr, 1, &b);
+	return ret ? ret : b->ipc_get(ptr, handle, handle_size);
+}
+
+int hmr_hmem_ipc_open(enum fi_hmem_iface iface, uint64_t device,
+                      const void *handle, size_t handle_size, void **ptr)
+{
+	const struct hmr_backend_ops *b = hmr__hmem_backend(iface);
+
+	if (!handle || !ptr || iface == FI_HMEM_SYSTEM)
+		return -FI_EINVAL;
+	return b ? b->ipc_open(device, handle, handle_size, ptr) : -FI_ENOSYS;
+}
+
+int hmr_hmem_ipc_close(enum fi_hmem_iface iface, void *ptr)
+{
+	const struct hmr_backend_ops *b = hmr__hmem_backend(iface);
+
+	if (!ptr || iface == FI_HMEM_SYSTEM)
+		return -FI_EINVAL;
+	return b ? b->ipc_close(ptr) : -FI_ENOSYS;
+}
+
 int hmr_hmem_copy_to(void *dev, const void *host, size_t len)
 {
 	const struct hmr_backend_ops *b;

@@ -258,6 +258,20 @@ HMR_EXPORT int hmr_hmem_host_register(enum fi_hmem_iface iface, void *ptr,
 HMR_EXPORT int hmr_hmem_host_unregister(enum fi_hmem_iface iface, void *ptr,
                                         size_t len);
 
+/*
+ * Inter-process sharing of device memory (cuIpcGetMemHandle...): get a
+ * handle for an allocation's start in one process, open it in another
+ * (device: which of the interface's devices maps it), close it there.
+ * hmr_hmem_ipc_get returns -FI_ETOOSMALL and the size needed when
+ * *handle_size is too small.
+ */
+HMR_EXPORT int hmr_hmem_ipc_get(const void *ptr, void *handle,
+                                size_t *handle_size);
+HMR_EXPORT int hmr_hmem_ipc_open(enum fi_hmem_iface iface, uint64_t device,
+                                 const void *handle, size_t handle_size,
+                                 void **ptr);
+HMR_EXPORT int hmr_hmem_ipc_close(enum fi_hmem_iface iface, void *ptr);
+
 /* Copy between host memory and device memory of any interface. */
 HMR_EXPORT int hmr_hmem_copy_to(void *dev, const void *host, size_t len);
 HMR_EXPORT int hmr_hmem_copy_from(void *host, const void *dev, size_t len);
