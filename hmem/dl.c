@@ -29,8 +29,9 @@ int hmr__dl_open(const char *override_env, const char *const *names,
 			return 0;
 		}
 	}
-	snprintf(why, why_len, "%s not found (%s)", count ? names[0] : "?",
-	         dlerror());
+	/* dlerror() speaks of the last name tried; name the first. */
+	snprintf(why, why_len, "%s not found (%zu names tried; %s)",
+	         count ? names[0] : "?", count, dlerror());
 	return -FI_ENOSYS;
 }
 
