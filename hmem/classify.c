@@ -184,30 +184,30 @@ int hmr_hmem_ipc_close(enum fi_hmem_iface iface, void *ptr)
 	return b ? b->ipc_close(ptr) : -FI_ENOSYS;
 }
 
+/* The backend owning `dev`, for a copy of len bytes (0 when len is 0). */
+static int copy_owner(const void *dev, const void *host, size_t len,
+                      const struct hmr_backend_ops **b)
+{
+	if (!dev || !host)
+		return -FI_EINVAL;
+	*b = NULL;
+	return len ? owner(dev, len, b) : 0;
+}
+
 int hmr_hmem_copy_to(void *dev, const void *host, size_t len)
 {
 	const struct hmr_backend_ops *b;
-	int ret;
+	int ret = copy_owner(dev, host, len, &b);
 
-	if (!dev || !host)
-		return -FI_EINVAL;
-	if (!len)
-		return 0;
-	ret = owner(dev, len, &b);
-	return ret ? ret : b->copy_to(dev, host, len);
+	return ret || !b ? ret : b->copy_to(dev, host, len);
 }
 
 int hmr_hmem_copy_from(void *host, const void *dev, size_t len)
 {
 	const struct hmr_backend_ops *b;
-	int ret;
+	int ret = copy_owner(dev, host, len, &b);
 
-	if (!dev || !host)
-		return -FI_EINVAL;
-	if (!len)
-		return 0;
-	ret = owner(dev, len, &b);
-	return ret ? ret : b->copy_from(host, dev, len);
+	return ret || !b ? ret : b->copy_from(host, dev, len);
 }
 
 static int check_hint(enum fi_hmem_iface hint, uint64_t device_hint,
