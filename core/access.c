@@ -65,8 +65,7 @@ int hmr_mr_access_auth(struct fid_domain *domain, const void *auth_key,
 	struct hmr_domain *d;
 	int ret;
 
-	if (!domain || domain->fid.fclass != FI_CLASS_DOMAIN ||
-	    domain->fid.ops == &hmr__closed_ops || !ptr || !len ||
+	if (!hmr__domain_open(domain) || !ptr || !len ||
 	    (access != FI_REMOTE_READ && access != FI_REMOTE_WRITE) ||
 	    (auth_key_size && !auth_key))
 		return -FI_EINVAL;
@@ -86,8 +85,7 @@ int hmr_mr_access(struct fid_domain *domain, uint64_t key, uint64_t addr,
 {
 	struct hmr_domain *d;
 
-	if (!domain || domain->fid.fclass != FI_CLASS_DOMAIN ||
-	    domain->fid.ops == &hmr__closed_ops)
+	if (!hmr__domain_open(domain))
 		return -FI_EINVAL;
 	d = hmr__domain(&domain->fid);
 	return hmr_mr_access_auth(domain, d->auth_key, d->attr.auth_key_size,

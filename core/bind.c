@@ -96,12 +96,6 @@ static struct fi_ops_cntr cntr_ops = {
         .seterr = cntr_seterr,
 };
 
-static bool domain_usable(struct fid_domain *domain)
-{
-	return domain && domain->fid.fclass == FI_CLASS_DOMAIN &&
-	       domain->fid.ops != &hmr__closed_ops;
-}
-
 static void add_bindable(struct hmr_domain *d, struct hmr_bindable *b,
                          struct fid *fid, size_t fclass)
 {
@@ -120,7 +114,7 @@ int hmr_cntr_open(struct fid_domain *domain, struct fid_cntr **cntr)
 {
 	struct hmr_cntr *c;
 
-	if (!cntr || !domain_usable(domain))
+	if (!cntr || !hmr__domain_open(domain))
 		return -FI_EINVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -141,7 +135,7 @@ int hmr_ep_open(struct fid_domain *domain, struct fid **ep)
 {
 	struct hmr_ep *e;
 
-	if (!ep || !domain_usable(domain))
+	if (!ep || !hmr__domain_open(domain))
 		return -FI_EINVAL;
 	e = calloc(1, sizeof(*e));
 	if (!e)

@@ -312,8 +312,7 @@ err_free:
 
 int hmr_domain_mr_mode(struct fid_domain *domain, uint64_t *mr_mode)
 {
-	if (!domain || !mr_mode || domain->fid.fclass != FI_CLASS_DOMAIN ||
-	    domain->fid.ops == &hmr__closed_ops)
+	if (!hmr__domain_open(domain) || !mr_mode)
 		return -FI_EINVAL;
 	*mr_mode = hmr__domain(&domain->fid)->mr_mode;
 	return 0;
@@ -321,8 +320,7 @@ int hmr_domain_mr_mode(struct fid_domain *domain, uint64_t *mr_mode)
 
 int hmr_domain_caps(struct fid_domain *domain, uint64_t *caps)
 {
-	if (!domain || !caps || domain->fid.fclass != FI_CLASS_DOMAIN ||
-	    domain->fid.ops == &hmr__closed_ops)
+	if (!hmr__domain_open(domain) || !caps)
 		return -FI_EINVAL;
 	*caps = hmr__domain(&domain->fid)->attr.caps;
 	return 0;

@@ -148,9 +148,20 @@ struct hmr_domain {
 	_Atomic(struct hmr_mr *) spare;
 };
 
+/* The ops of a closed object: every call returns -FI_EBADF. */
+extern struct fi_ops hmr__closed_ops;
+
 static inline struct hmr_domain *hmr__domain(struct fid *fid)
 {
 	return (struct hmr_domain *)fid;
+}
+
+/* An open domain of hmr's, as a public call receives it: not NULL, a
+ * domain, not closed (closed domains stay as shells with closed ops). */
+static inline bool hmr__domain_open(const struct fid_domain *domain)
+{
+	return domain && domain->fid.fclass == FI_CLASS_DOMAIN &&
+	       domain->fid.ops != &hmr__closed_ops;
 }
 
 static inline bool hmr__virt_addr(const struct hmr_domain *d)
@@ -200,8 +211,6 @@ int hmr__fid_enosys_ops_open(struct fid *fid, const char *name, uint64_t flags,
 int hmr__fid_enosys_tostr(const struct fid *fid, char *buf, size_t len);
 int hmr__fid_enosys_ops_set(struct fid *fid, const char *name, uint64_t flags,
                             void *ops, void *context);
-/* The ops of a closed object: every call returns -FI_EBADF. */
-extern struct fi_ops hmr__closed_ops;
 uint64_t hmr__random64(void);
 
 #endif /* HMR_CORE_DOMAIN_H */

@@ -189,8 +189,7 @@ struct ibv_pd *hmr_verbs_pd(struct fid_domain *domain)
 {
 	struct hmr_domain *d;
 
-	if (!domain || domain->fid.fclass != FI_CLASS_DOMAIN ||
-	    domain->fid.ops == &hmr__closed_ops)
+	if (!hmr__domain_open(domain))
 		return NULL;
 	d = hmr__domain(&domain->fid);
 	return d->registrar == &hmr__verbs_registrar ? hmr__verbs(d)->pd : NULL;
