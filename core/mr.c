@@ -58,7 +58,10 @@ static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
 		mr->base = (uint64_t)(uintptr_t)a->dmabuf->base_addr +
 		           a->dmabuf->offset;
 	} else {
-		memcpy(mr->iov, a->mr_iov, count * sizeof(*mr->iov));
+		if (count == 1)
+			mr->iov[0] = a->mr_iov[0];
+		else
+			memcpy(mr->iov, a->mr_iov, count * sizeof(*mr->iov));
 		mr->base = (uint64_t)(uintptr_t)mr->iov[0].iov_base;
 	}
 	for (i = 0; i < count; i++)
@@ -91,7 +94,7 @@ static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
 	if (a->auth_key_size) {
 		mr->auth_key_size = a->auth_key_size;
 		memcpy(mr->auth_key, a->auth_key, a->auth_key_size);
-	} else {
+	} else if (d->attr.auth_key_size) {
 		mr->auth_key_size = d->attr.auth_key_size;
 		memcpy(mr->auth_key, d->auth_key, d->attr.auth_key_size);
 	}
