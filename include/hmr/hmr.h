@@ -42,7 +42,8 @@ enum hmr_domain_kind {
 	 * hmr_mr_access(): for shared-memory and TCP transports, and the
 	 * default that runs anywhere. */
 	HMR_DOMAIN_SOFTWARE = 0,
-	/* Registration through rdma-core on a NIC (the verbs issue). */
+	/* Registration through rdma-core on a NIC: host memory with
+	 * ibv_reg_mr, device memory as a dma-buf or through peer memory. */
 	HMR_DOMAIN_VERBS = 1,
 };
 
