@@ -63,9 +63,11 @@ int hmr_mr_access_auth(struct fid_domain *domain, const void *auth_key,
                        size_t len, uint64_t access, void **ptr)
 {
 	struct hmr_domain *d;
-	int ret;
+	int ret = hmr__domain_usable(domain);
 
-	if (!hmr__domain_open(domain) || !ptr || !len ||
+	if (ret)
+		return ret;
+	if (!ptr || !len ||
 	    (access != FI_REMOTE_READ && access != FI_REMOTE_WRITE) ||
 	    (auth_key_size && !auth_key))
 		return -FI_EINVAL;
@@ -84,9 +86,10 @@ int hmr_mr_access(struct fid_domain *domain, uint64_t key, uint64_t addr,
                   size_t len, uint64_t access, void **ptr)
 {
 	struct hmr_domain *d;
+	int ret = hmr__domain_usable(domain);
 
-	if (!hmr__domain_open(domain))
-		return -FI_EINVAL;
+	if (ret)
+		return ret;
 	d = hmr__domain(&domain->fid);
 	return hmr_mr_access_auth(domain, d->auth_key, d->attr.auth_key_size,
 	                          key, addr, len, access, ptr);

@@ -27,6 +27,8 @@ static int bindable_close(struct fid *fid)
 	 * closed ops. */
 	atomic_store(&b->open, false);
 	fid->ops = &hmr__closed_ops;
+	if (fid->fclass == FI_CLASS_CNTR)
+		((struct hmr_cntr *)fid)->cntr_fid.ops = &hmr__closed_cntr_ops;
 	return 0;
 }
 
@@ -113,9 +115,10 @@ static void add_bindable(struct hmr_domain *d, struct hmr_bindable *b,
 int hmr_cntr_open(struct fid_domain *domain, struct fid_cntr **cntr)
 {
 	struct hmr_cntr *c;
+	int ret = hmr__domain_usable(domain);
 
-	if (!cntr || !hmr__domain_open(domain))
-		return -FI_EINVAL;
+	if (ret || !cntr)
+		return ret ? ret : -FI_EINVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -FI_ENOMEM;
@@ -128,15 +131,16 @@ int hmr_cntr_open(struct fid_domain *domain, struct fid_cntr **cntr)
 
 uint64_t hmr_cntr_read(struct fid_cntr *cntr)
 {
-	return cntr ? cntr_read(cntr) : 0;
+	return cntr ? cntr->ops->read(cntr) : 0;
 }
 
 int hmr_ep_open(struct fid_domain *domain, struct fid **ep)
 {
 	struct hmr_ep *e;
+	int ret = hmr__domain_usable(domain);
 
-	if (!ep || !hmr__domain_open(domain))
-		return -FI_EINVAL;
+	if (ret || !ep)
+		return ret ? ret : -FI_EINVAL;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -FI_ENOMEM;

@@ -16,45 +16,41 @@
 	 FI_MR_ENDPOINT | FI_MR_HMEM | FI_MR_COLLECTIVE)
 #define HMR_BASIC_MODE (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY)
 
-/* Closed domains stay as inert shells so that a second fi_close returns
- * -FI_EBADF instead of touching freed memory; freed at unload. */
+/*
+ * Closed domains stay as inert shells (every call -FI_EBADF) for the next
+ * HMR_DOMAIN_SHELLS closes in the process, then are freed: a call through
+ * a handle closed longer ago than that is undefined, as in libfabric, but
+ * memory stays bounded however many domains a program opens.
+ */
 static pthread_mutex_t shells_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct hmr_domain **shells;    /* (shells_lock) */
-static size_t shell_count, shell_cap; /* (shells_lock) */
+static struct hmr_domain *shells[HMR_DOMAIN_SHELLS]; /* (shells_lock) */
+static size_t shell_next;                            /* (shells_lock) */
 
 __attribute__((destructor)) static void free_domain_shells(void)
 {
 	size_t i;
 
 	pthread_mutex_lock(&shells_lock);
-	for (i = 0; i < shell_count; i++)
+	for (i = 0; i < HMR_DOMAIN_SHELLS; i++) {
 		free(shells[i]);
-	free(shells);
-	shells = NULL;
-	shell_count = shell_cap = 0;
+		shells[i] = NULL;
+	}
 	pthread_mutex_unlock(&shells_lock);
 }
 
-static void keep_shell(struct hmr_domain *d)
+static void retire(struct hmr_domain *d)
 {
-	struct hmr_domain **grown;
+	struct hmr_domain *oldest;
 
 	d->domain_fid.fid.ops = &hmr__closed_ops;
+	d->domain_fid.ops = &hmr__closed_domain_ops;
+	d->domain_fid.mr = &hmr__closed_mr_ops;
 	pthread_mutex_lock(&shells_lock);
-	if (shell_count == shell_cap) {
-		shell_cap = shell_cap ? shell_cap * 2 : 16;
-		grown = realloc(shells, shell_cap * sizeof(*shells));
-		if (!grown) {
-			/* No room to remember it: free it; a double close is
-			 * then undefined, as in libfabric. */
-			pthread_mutex_unlock(&shells_lock);
-			free(d);
-			return;
-		}
-		shells = grown;
-	}
-	shells[shell_count++] = d;
+	oldest = shells[shell_next];
+	shells[shell_next] = d;
+	shell_next = (shell_next + 1) % HMR_DOMAIN_SHELLS;
 	pthread_mutex_unlock(&shells_lock);
+	free(oldest);
 }
 
 static const struct hmr_registrar_ops *registrar_of(enum hmr_domain_kind k)
@@ -203,7 +199,7 @@ static int domain_close(struct fid *fid)
 		free(atomic_load(&d->shells[i]));
 	free(atomic_load(&d->spare));
 	pthread_rwlock_destroy(&d->lock);
-	keep_shell(d);
+	retire(d);
 	return 0;
 }
 
@@ -312,16 +308,20 @@ err_free:
 
 int hmr_domain_mr_mode(struct fid_domain *domain, uint64_t *mr_mode)
 {
-	if (!hmr__domain_open(domain) || !mr_mode)
-		return -FI_EINVAL;
+	int ret = hmr__domain_usable(domain);
+
+	if (ret || !mr_mode)
+		return ret ? ret : -FI_EINVAL;
 	*mr_mode = hmr__domain(&domain->fid)->mr_mode;
 	return 0;
 }
 
 int hmr_domain_caps(struct fid_domain *domain, uint64_t *caps)
 {
-	if (!hmr__domain_open(domain) || !caps)
-		return -FI_EINVAL;
+	int ret = hmr__domain_usable(domain);
+
+	if (ret || !caps)
+		return ret ? ret : -FI_EINVAL;
 	*caps = hmr__domain(&domain->fid)->attr.caps;
 	return 0;
 }

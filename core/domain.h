@@ -118,9 +118,13 @@ struct hmr_mr {
 	_Alignas(8) unsigned char registrar_space[32];
 };
 
-/* How many closed MR shells a domain keeps before freeing the oldest:
- * a second fi_close of an MR inside this window returns -FI_EBADF. */
+/* How many closed MR shells a domain keeps before reusing the oldest: a
+ * call through an MR handle within the domain's next 256 MR closes
+ * returns -FI_EBADF; after that the memory may hold a new MR
+ * (doc/software-domain.md states the window). */
 #define HMR_MR_SHELLS 256
+/* How many closed domains the process keeps as shells (domain.c). */
+#define HMR_DOMAIN_SHELLS 64
 
 struct hmr_domain {
 	struct fid_domain domain_fid; /* First. */
@@ -148,20 +152,25 @@ struct hmr_domain {
 	_Atomic(struct hmr_mr *) spare;
 };
 
-/* The ops of a closed object: every call returns -FI_EBADF. */
+/* core/closed.c: the ops of closed objects; every call is -FI_EBADF. */
 extern struct fi_ops hmr__closed_ops;
+extern struct fi_ops_mr hmr__closed_mr_ops;
+extern struct fi_ops_domain hmr__closed_domain_ops;
+extern struct fi_ops_cntr hmr__closed_cntr_ops;
 
 static inline struct hmr_domain *hmr__domain(struct fid *fid)
 {
 	return (struct hmr_domain *)fid;
 }
 
-/* An open domain of hmr's, as a public call receives it: not NULL, a
- * domain, not closed (closed domains stay as shells with closed ops). */
-static inline bool hmr__domain_open(const struct fid_domain *domain)
+/* What a public call that takes a domain answers about it: 0 for an open
+ * domain of hmr's, -FI_EBADF for one already closed (a shell with closed
+ * ops), -FI_EINVAL for NULL or another object. */
+static inline int hmr__domain_usable(const struct fid_domain *domain)
 {
-	return domain && domain->fid.fclass == FI_CLASS_DOMAIN &&
-	       domain->fid.ops != &hmr__closed_ops;
+	if (!domain || domain->fid.fclass != FI_CLASS_DOMAIN)
+		return -FI_EINVAL;
+	return domain->fid.ops == &hmr__closed_ops ? -FI_EBADF : 0;
 }
 
 static inline bool hmr__virt_addr(const struct hmr_domain *d)

@@ -217,9 +217,9 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 		mr->iface = req->attr.iface;
 		mr->device = req->attr.device.reserved;
 	}
-	if (!(req->flags & FI_MR_DMABUF) && !req->base &&
-	    mr->iface == FI_HMEM_SYSTEM && hmr__allocated(d) &&
-	    !d->registrar->checks_backing) {
+	/* Sub-MRs too: the base's pages may have been unmapped since. */
+	if (!(req->flags & FI_MR_DMABUF) && mr->iface == FI_HMEM_SYSTEM &&
+	    hmr__allocated(d) && !d->registrar->checks_backing) {
 		ret = hmr__host_range_mapped(mr->iov, mr->iov_count);
 		if (ret) {
 			hmr_warn("FI_MR_ALLOCATED: the range is not backed");
@@ -258,6 +258,8 @@ static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 	struct hmr_domain *d = hmr__domain(fid);
 	struct hmr_mr_req req;
 
+	if (mr)
+		*mr = NULL;
 	if (!attr)
 		return -FI_EINVAL;
 	memset(&req, 0, sizeof(req));
@@ -277,6 +279,8 @@ static int mr_regv(struct fid *fid, const struct iovec *iov, size_t count,
 {
 	struct hmr_mr_req req;
 
+	if (mr)
+		*mr = NULL;
 	memset(&req, 0, sizeof(req));
 	req.attr.mr_iov = iov;
 	req.attr.iov_count = count;
@@ -355,6 +359,9 @@ static int mr_close(struct fid *fid)
 	} else {
 		mr->mr_fid.fid.ops = &hmr__closed_ops;
 	}
+	/* fi_mr_key and fi_mr_desc read fields: a closed MR names nothing. */
+	mr->mr_fid.key = FI_KEY_NOTAVAIL;
+	mr->mr_fid.mem_desc = NULL;
 	atomic_fetch_sub(&d->mr_count, 1);
 	/* No lookup can reach the MR now: deregister without the lock. */
 	d->registrar->dereg(d, mr);

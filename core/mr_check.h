@@ -9,6 +9,9 @@
  * violation (see doc/software-domain.md). */
 int hmr__mr_check(struct hmr_domain *d, struct hmr_mr_req *req);
 
+/* [v] lies inside one iov of mr (an empty or wrapping v never does). */
+bool hmr__mr_covers(const struct hmr_mr *mr, const struct iovec *v);
+
 /* Checks a sub-MR request against its base (under the domain lock). */
 int hmr__mr_check_sub(struct hmr_domain *d, const struct hmr_mr_req *req);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "base/range.h"
 #include "host.h"
 #include "log.h"
 #include "mr_check.h"
@@ -26,15 +27,21 @@ static int sw_open(struct hmr_domain *d)
 static int map_dmabuf(struct hmr_mr *mr, const struct fi_mr_dmabuf *b)
 {
 	size_t page = hmr__host_page_size();
-	uint64_t start = b->offset & ~(uint64_t)(page - 1);
-	size_t len = (size_t)(b->offset - start) + b->len;
+	uint64_t start = b->offset & ~(uint64_t)(page - 1), end;
+	size_t len;
 	void *p;
 
 	if (fcntl(b->fd, F_GETFD) < 0) {
 		hmr_warn("FI_MR_DMABUF: fd %d is not open", b->fd);
 		return -FI_EBADF;
 	}
-	len = (len + page - 1) & ~(page - 1);
+	/* mr_check made sure offset + len does not wrap. */
+	if (!hmr__align_up(b->offset + b->len, page, &end)) {
+		hmr_warn("FI_MR_DMABUF: [%#llx, +%zu) ends past the last page",
+		         (unsigned long long)b->offset, b->len);
+		return -FI_EINVAL;
+	}
+	len = (size_t)(end - start);
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd,
 	         (off_t)start);
 	if (p == MAP_FAILED) {

@@ -1,5 +1,6 @@
 /* util.c: version, error strings, ops-slot stubs, random numbers. */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -42,6 +43,8 @@ const char *hmr_strerror(int err)
 	                                       "buffers available",
 	};
 
+	if (err == INT_MIN)
+		return "Unknown error"; /* -INT_MIN does not exist. */
 	if (err < 0)
 		err = -err;
 	if (err == 0)
@@ -99,38 +102,6 @@ int hmr__fid_enosys_ops_set(struct fid *fid, const char *name, uint64_t flags,
 	(void)context;
 	return -FI_ENOSYS;
 }
-
-static int closed_close(struct fid *fid)
-{
-	(void)fid;
-	return -FI_EBADF;
-}
-
-static int closed_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
-{
-	(void)fid;
-	(void)bfid;
-	(void)flags;
-	return -FI_EBADF;
-}
-
-static int closed_control(struct fid *fid, int command, void *arg)
-{
-	(void)fid;
-	(void)command;
-	(void)arg;
-	return -FI_EBADF;
-}
-
-struct fi_ops hmr__closed_ops = {
-        .size = sizeof(struct fi_ops),
-        .close = closed_close,
-        .bind = closed_bind,
-        .control = closed_control,
-        .ops_open = hmr__fid_enosys_ops_open,
-        .tostr = hmr__fid_enosys_tostr,
-        .ops_set = hmr__fid_enosys_ops_set,
-};
 
 uint64_t hmr__random64(void)
 {

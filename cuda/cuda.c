@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "cuda_api.h"
+#include "base/range.h"
 #include "hmem.h"
 #include "host.h"
 #include "log.h"
@@ -169,7 +170,8 @@ static int cuda_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
 {
 	size_t page = hmr__host_page_size();
 	struct hmr_hmem_info info;
-	uintptr_t p = (uintptr_t)ptr, start, end;
+	uintptr_t p = (uintptr_t)ptr, start;
+	uint64_t end;
 	int ret = cuda_query(ptr, len, &info);
 
 	if (ret)
@@ -183,7 +185,8 @@ static int cuda_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
 		         (unsigned long long)info.device);
 		return -FI_EOPNOTSUPP;
 	}
-	if (!info.size || p + len > info.base + info.size) {
+	if (!hmr__range_inside(p, len, info.base, info.size) ||
+	    !hmr__align_up(info.base + info.size, page, &end)) {
 		hmr_warn("[%p, +%zu) runs past its allocation [%#llx, +%llu): "
 		         "a dma-buf covers one allocation or VMM segment; "
 		         "register each segment separately",
@@ -192,9 +195,8 @@ static int cuda_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
 		return -FI_EINVAL;
 	}
 	start = (uintptr_t)info.base & ~(uintptr_t)(page - 1);
-	end = ((uintptr_t)info.base + info.size + page - 1) &
-	      ~(uintptr_t)(page - 1);
-	ret = export_range((int)info.device, start, end - start, flags, fd);
+	ret = export_range((int)info.device, start, (size_t)(end - start),
+	                   flags, fd);
 	if (ret)
 		return ret;
 	*offset = p - start;

@@ -1,6 +1,7 @@
 /* classify.c: what memory a pointer is, and the public hmem calls. */
 #include <string.h>
 
+#include "base/range.h"
 #include "hmem.h"
 #include "log.h"
 
@@ -42,8 +43,13 @@ int hmr__hmem_classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
 {
 	const struct hmr_backend_ops *b;
 	uintptr_t a = (uintptr_t)ptr;
+	uint64_t end, dev_end;
 	int ret;
 
+	if (!hmr__range_end(a, len, &end)) {
+		hmr_warn("[%p, +%zu) wraps", ptr, len);
+		return -FI_EINVAL;
+	}
 	/* O(1) while no backend has a device: everything is host. */
 	if (!hmr__hmem_any_device()) {
 		host_info(info);
@@ -57,24 +63,24 @@ int hmr__hmem_classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
 		if (ret != -FI_ENOENT)
 			return ret;
 		/* Freed since: forget it and ask everyone. */
-		hmr__memtype_remove(a, a + len);
+		hmr__memtype_remove(a, end);
 	}
 	ret = ask_backends(ptr, len, info);
 	if (ret)
 		return ret;
 	if (info->iface != FI_HMEM_SYSTEM) {
-		if (info->size)
-			hmr__memtype_insert(info->base, info->base + info->size,
-			                    info);
+		if (hmr__range_end(info->base, info->size, &dev_end) &&
+		    info->size)
+			hmr__memtype_insert(info->base, dev_end, info);
 	} else {
-		hmr__memtype_insert(a, a + len, info);
+		hmr__memtype_insert(a, end, info);
 	}
 	return 0;
 }
 
 int hmr_hmem_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
 {
-	if (!ptr || !len || !info || (uintptr_t)ptr + len < (uintptr_t)ptr)
+	if (!ptr || !info || !hmr__range_valid((uintptr_t)ptr, len))
 		return -FI_EINVAL;
 	return hmr__hmem_classify(ptr, len, info);
 }
@@ -120,9 +126,10 @@ int hmr_hmem_dmabuf_put(const void *ptr, int fd)
 
 /* The backend that page-locks host memory for `iface`. */
 static int locking_backend(enum fi_hmem_iface iface, void *ptr, size_t len,
-                           const struct hmr_backend_ops **b)
+                           const struct hmr_backend_ops **b, uint64_t *end)
 {
-	if (!ptr || !len || iface == FI_HMEM_SYSTEM)
+	if (!ptr || iface == FI_HMEM_SYSTEM ||
+	    !hmr__range_end((uintptr_t)ptr, len, end) || !len)
 		return -FI_EINVAL;
 	*b = hmr__hmem_backend(iface);
 	return *b ? 0 : -FI_ENOSYS;
@@ -133,24 +140,26 @@ static int locking_backend(enum fi_hmem_iface iface, void *ptr, size_t len,
 int hmr_hmem_host_register(enum fi_hmem_iface iface, void *ptr, size_t len)
 {
 	const struct hmr_backend_ops *b;
-	int ret = locking_backend(iface, ptr, len, &b);
+	uint64_t end;
+	int ret = locking_backend(iface, ptr, len, &b, &end);
 
 	if (!ret)
 		ret = b->host_register(ptr, len);
 	if (!ret)
-		hmr__memtype_remove((uintptr_t)ptr, (uintptr_t)ptr + len);
+		hmr__memtype_remove((uintptr_t)ptr, end);
 	return ret;
 }
 
 int hmr_hmem_host_unregister(enum fi_hmem_iface iface, void *ptr, size_t len)
 {
 	const struct hmr_backend_ops *b;
-	int ret = locking_backend(iface, ptr, len, &b);
+	uint64_t end;
+	int ret = locking_backend(iface, ptr, len, &b, &end);
 
 	if (ret)
 		return ret;
 	ret = b->host_unregister(ptr);
-	hmr__memtype_remove((uintptr_t)ptr, (uintptr_t)ptr + len);
+	hmr__memtype_remove((uintptr_t)ptr, end);
 	return ret;
 }
 

@@ -122,8 +122,8 @@ static void merge(struct hmr_backend_ops *m, const struct hmr_backend_ops *b)
  * leading '^' excludes the listed ones instead. */
 static bool selected(const char *name)
 {
-	const char *env = getenv("HMR_HMEM");
-	char list[256], *save = NULL, *tok;
+	const char *env = getenv("HMR_HMEM"), *tok, *comma;
+	size_t n = strlen(name);
 	bool exclude, in = false;
 
 	if (!env)
@@ -131,10 +131,14 @@ static bool selected(const char *name)
 	if (!env || !*env)
 		return true;
 	exclude = *env == '^';
-	snprintf(list, sizeof(list), "%s", env + exclude);
-	for (tok = strtok_r(list, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save))
-		in = in || strcmp(tok, name) == 0;
+	/* Walked in place: a list of any length is read whole. */
+	for (tok = env + exclude; *tok; tok = *comma ? comma + 1 : comma) {
+		comma = strchr(tok, ',');
+		if (!comma)
+			comma = tok + strlen(tok);
+		in = in ||
+		     ((size_t)(comma - tok) == n && strncmp(tok, name, n) == 0);
+	}
 	return exclude ? !in : in;
 }
 

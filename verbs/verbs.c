@@ -189,7 +189,7 @@ struct ibv_pd *hmr_verbs_pd(struct fid_domain *domain)
 {
 	struct hmr_domain *d;
 
-	if (!hmr__domain_open(domain))
+	if (hmr__domain_usable(domain))
 		return NULL;
 	d = hmr__domain(&domain->fid);
 	return d->registrar == &hmr__verbs_registrar ? hmr__verbs(d)->pd : NULL;
