@@ -1,8 +1,8 @@
 /* access.c: hmr_mr_access, the target-side check of software RMA. */
 #include <string.h>
 
-#include "domain.h"
-#include "log.h"
+#include "core/domain.h"
+#include "base/log.h"
 
 /* Where [off, off + len) of the region lies; NULL if it is outside or
  * spans iovs. */

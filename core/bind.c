@@ -1,8 +1,8 @@
 /* bind.c: counters, endpoints, fi_mr_bind and fi_mr_enable. */
 #include <stdlib.h>
 
-#include "domain.h"
-#include "log.h"
+#include "core/domain.h"
+#include "base/log.h"
 
 static struct fi_ops bindable_fi_ops;
 

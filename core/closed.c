@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* closed.c: the ops of closed objects: every call answers -FI_EBADF. */
-#include "domain.h"
+#include "core/domain.h"
 
 /*
  * fi_close swaps an object's tables for these, so a call through a handle

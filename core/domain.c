@@ -2,9 +2,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
-#include "domain.h"
-#include "log.h"
+#include "core/domain.h"
+#include "base/log.h"
 
 #define HMR_KNOWN_CAPS                                                         \
 	(FI_MSG | FI_RMA | FI_TAGGED | FI_ATOMIC | FI_COLLECTIVE | FI_READ |   \
@@ -51,6 +53,20 @@ static void retire(struct hmr_domain *d)
 	shell_next = (shell_next + 1) % HMR_DOMAIN_SHELLS;
 	pthread_mutex_unlock(&shells_lock);
 	free(oldest);
+}
+
+static uint64_t hmr__random64(void)
+{
+	uint64_t v;
+	struct timespec ts;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
+		return v;
+	/* No entropy yet (early boot): keys need uniqueness, not secrecy,
+	 * and the raw-key check only guards against mistakes. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^
+	       (uint64_t)(uintptr_t)&v;
 }
 
 static const struct hmr_registrar_ops *registrar_of(enum hmr_domain_kind k)

@@ -8,7 +8,7 @@
 
 #include <hmr/hmr.h>
 
-#include "keymap.h"
+#include "core/keymap.h"
 
 /*
  * Lock order: hmr_domain.lock is the only lock in core/.  Registration,
@@ -212,7 +212,7 @@ int hmr__mr_refresh(struct hmr_mr *mr, const struct fi_mr_modify *modify);
 extern const struct hmr_registrar_ops hmr__software_registrar;
 extern const struct hmr_registrar_ops hmr__verbs_registrar;
 
-/* core/util.c: stubs for the ops slots hmr leaves out. */
+/* core/stubs.c: -FI_ENOSYS for the ops slots hmr leaves out. */
 int hmr__fid_enosys_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
 int hmr__fid_enosys_control(struct fid *fid, int command, void *arg);
 int hmr__fid_enosys_ops_open(struct fid *fid, const char *name, uint64_t flags,
@@ -220,6 +220,5 @@ int hmr__fid_enosys_ops_open(struct fid *fid, const char *name, uint64_t flags,
 int hmr__fid_enosys_tostr(const struct fid *fid, char *buf, size_t len);
 int hmr__fid_enosys_ops_set(struct fid *fid, const char *name, uint64_t flags,
                             void *ops, void *context);
-uint64_t hmr__random64(void);
 
 #endif /* HMR_CORE_DOMAIN_H */

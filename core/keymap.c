@@ -3,7 +3,8 @@
 
 #include <hmr/fi_mr.h>
 
-#include "keymap.h"
+#include "base/hash.h"
+#include "core/keymap.h"
 
 struct hmr_keymap_slot {
 	uint64_t key;
@@ -12,13 +13,8 @@ struct hmr_keymap_slot {
 
 static size_t slot_of(uint64_t key, size_t cap)
 {
-	/* splitmix64's finalizer: keys are often sequential. */
-	key ^= key >> 30;
-	key *= 0xbf58476d1ce4e5b9ULL;
-	key ^= key >> 27;
-	key *= 0x94d049bb133111ebULL;
-	key ^= key >> 31;
-	return (size_t)key & (cap - 1);
+	/* Mixed: keys are often sequential. */
+	return (size_t)hmr__hash64(key) & (cap - 1);
 }
 
 void hmr__keymap_init(struct hmr_keymap *map)

@@ -3,10 +3,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "hmem.h"
-#include "host.h"
-#include "log.h"
-#include "mr_check.h"
+#include "hmem/hmem.h"
+#include "base/host.h"
+#include "base/log.h"
+#include "core/mr_check.h"
 
 static int mr_close(struct fid *fid);
 static int mr_control(struct fid *fid, int command, void *arg);

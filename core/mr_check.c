@@ -1,8 +1,8 @@
 /* mr_check.c: what fi_mr(3) and the domain's mode allow in a request. */
 #include "base/range.h"
-#include "host.h"
-#include "log.h"
-#include "mr_check.h"
+#include "base/host.h"
+#include "base/log.h"
+#include "core/mr_check.h"
 
 #define HMR_KNOWN_ACCESS                                                       \
 	(FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ |             \

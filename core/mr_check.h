@@ -2,7 +2,7 @@
 #ifndef HMR_CORE_MR_CHECK_H
 #define HMR_CORE_MR_CHECK_H
 
-#include "domain.h"
+#include "core/domain.h"
 
 /* Checks flags, access, offset, iovs or dmabuf, hmem_data, page_size and
  * auth key against the domain; logs and returns -FI_E* on the first

@@ -1,7 +1,7 @@
 /* no_verbs.c: the verbs kind in a build without rdma-core headers. */
 #include <stdio.h>
 
-#include "domain.h"
+#include "core/domain.h"
 
 static int nv_probe(char *why, size_t why_len)
 {

@@ -1,8 +1,8 @@
 /* refresh.c: fi_mr_refresh, as fi_mr(3) rules it per mr_mode. */
-#include "domain.h"
-#include "host.h"
-#include "log.h"
-#include "mr_check.h"
+#include "core/domain.h"
+#include "base/host.h"
+#include "base/log.h"
+#include "core/mr_check.h"
 
 int hmr__mr_refresh(struct hmr_mr *mr, const struct fi_mr_modify *modify)
 {

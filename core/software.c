@@ -5,9 +5,9 @@
 #include <sys/mman.h>
 
 #include "base/range.h"
-#include "host.h"
-#include "log.h"
-#include "mr_check.h"
+#include "base/host.h"
+#include "base/log.h"
+#include "core/mr_check.h"
 
 static int sw_probe(char *why, size_t why_len)
 {

@@ -2,11 +2,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cuda_api.h"
+#include "cuda/cuda_api.h"
 #include "base/range.h"
-#include "hmem.h"
-#include "host.h"
-#include "log.h"
+#include "hmem/hmem.h"
+#include "base/host.h"
+#include "base/log.h"
 
 static int cuda_init(char *why, size_t why_len)
 {

@@ -17,7 +17,7 @@ typedef CUdevice_attribute hmr_CUdevice_attribute;
 typedef CUmemRangeHandleType hmr_CUmemRangeHandleType;
 typedef CUdriverProcAddressQueryResult hmr_CUdriverProcAddressQueryResult;
 typedef cuuint64_t hmr_cuuint64_t;
-#include "cuda_api.h"
+#include "cuda/cuda_api.h"
 
 /* The ABI ints hmr uses without the SDK have the enums' size. */
 _Static_assert(sizeof(int) == sizeof(CUresult), "CUresult");

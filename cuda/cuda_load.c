@@ -5,9 +5,9 @@
 
 #include <hmr/fi_mr.h>
 
-#include "cuda_api.h"
-#include "dl.h"
-#include "log.h"
+#include "cuda/cuda_api.h"
+#include "base/dl.h"
+#include "base/log.h"
 
 struct hmr_cuda hmr__cuda;
 hmr_CUcontext hmr__cuda_ctx[HMR_CUDA_MAX_DEVICES];

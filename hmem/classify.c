@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "base/range.h"
-#include "hmem.h"
-#include "log.h"
+#include "hmem/hmem.h"
+#include "base/log.h"
 
 #define IFACES (FI_HMEM_SYNAPSEAI + 1)
 

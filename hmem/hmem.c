@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hmem.h"
-#include "log.h"
+#include "hmem/hmem.h"
+#include "base/log.h"
 
 #define IFACES (FI_HMEM_SYNAPSEAI + 1)
 
@@ -19,9 +19,7 @@ static const char *const iface_names[IFACES] = {
 /* What this build has; a NULL slot is a backend not built. */
 static const struct hmr_backend_ops *const built[IFACES] = {
         [FI_HMEM_SYSTEM] = &hmr__system_backend,
-#ifdef HMR_WITH_CUDA
         [FI_HMEM_CUDA] = &hmr__cuda_backend,
-#endif
 };
 
 /* Written once under `once`, read-only afterwards. */

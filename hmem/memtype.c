@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "base/range.h"
-#include "hmem.h"
+#include "hmem/hmem.h"
 
 /*
  * A sorted array of disjoint ranges under a sequence lock: lookups take no

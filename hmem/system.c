@@ -1,7 +1,7 @@
 /* system.c: the host backend: plain memory, no runtime. */
 #include <string.h>
 
-#include "hmem.h"
+#include "hmem/hmem.h"
 
 static int sys_init(char *why, size_t why_len)
 {

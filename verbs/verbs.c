@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "verbs.h"
+#include "base/log.h"
+#include "verbs/verbs.h"
 
 static int verbs_probe(char *why, size_t why_len)
 {

@@ -5,7 +5,8 @@
 #include <infiniband/verbs.h>
 #include <stdatomic.h>
 
-#include "domain.h"
+#include "base/limits.h"
+#include "core/domain.h"
 
 /* dma-buf support of (NIC, GPU device), learned once, demoted at most
  * once: compare-and-swap keeps the first verdict. */
@@ -15,8 +16,6 @@ enum hmr_dmabuf_state {
 	HMR_DMABUF_REFUSED,
 };
 
-#define HMR_VERBS_DEVICES 64 /* GPU devices tracked per interface. */
-
 struct hmr_verbs {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -24,7 +23,7 @@ struct hmr_verbs {
 	bool odp;         /* The device offers on-demand paging for RC. */
 	bool nic_dmabuf;  /* The fd -1 probe said EBADF: the NIC imports. */
 	int access_extra; /* IBV_ACCESS_RELAXED_ORDERING, on request. */
-	_Atomic int dmabuf[FI_HMEM_SYNAPSEAI + 1][HMR_VERBS_DEVICES];
+	_Atomic int dmabuf[FI_HMEM_SYNAPSEAI + 1][HMR_MAX_DEVICES];
 };
 
 static inline struct hmr_verbs *hmr__verbs(struct hmr_domain *d)

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hmem.h"
-#include "log.h"
-#include "verbs.h"
+#include "hmem/hmem.h"
+#include "base/log.h"
+#include "verbs/verbs.h"
 
 /*
  * FI_* to IBV_ACCESS_*.  Remote write and remote atomic need local write
@@ -76,7 +76,7 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 		snprintf(why, why_len, "dma-buf: the NIC does not import them");
 		return -FI_EOPNOTSUPP;
 	}
-	if (!b || mr->device >= HMR_VERBS_DEVICES) {
+	if (!b || mr->device >= HMR_MAX_DEVICES) {
 		snprintf(why, why_len, "dma-buf: no backend for the device");
 		return -FI_EOPNOTSUPP;
 	}

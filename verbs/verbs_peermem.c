@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "hmem.h"
-#include "verbs.h"
+#include "hmem/hmem.h"
+#include "verbs/verbs.h"
 
 /*
  * Peer-memory modules let ibv_reg_mr pin device memory; each backend

@@ -20,9 +20,9 @@ extern "C" {
 #define HMR_EXPORT
 #endif
 
-#define HMR_VERSION_MAJOR 0
-#define HMR_VERSION_MINOR 1
-#define HMR_VERSION_PATCH 0
+/* HMR_VERSION_MAJOR, _MINOR, _PATCH and HMR_VERSION_STRING, generated
+ * from CMake's project(VERSION): the one place the version is stated. */
+#include <hmr/version.h>
 #define HMR_VERSION                                                            \
 	((HMR_VERSION_MAJOR << 16) | (HMR_VERSION_MINOR << 8) |                \
 	 HMR_VERSION_PATCH)

@@ -1,5 +1,6 @@
-/* domain_stubs.c: fi_ops_domain, whose every slot is outside fi_mr(3). */
-#include "domain.h"
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* stubs.c: -FI_ENOSYS for the ops slots outside fi_mr(3) that hmr leaves. */
+#include "core/domain.h"
 
 /* hmr has no address vectors, queues or endpoints of libfabric's kind;
  * each slot answers -FI_ENOSYS so a libfabric-style caller gets an error
@@ -53,3 +54,49 @@ struct fi_ops_domain hmr__domain_enosys_ops = {
         .query_collective = query_collective,
         .endpoint2 = endpoint2,
 };
+
+int hmr__fid_enosys_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	(void)fid;
+	(void)bfid;
+	(void)flags;
+	return -FI_ENOSYS;
+}
+
+int hmr__fid_enosys_control(struct fid *fid, int command, void *arg)
+{
+	(void)fid;
+	(void)command;
+	(void)arg;
+	return -FI_ENOSYS;
+}
+
+int hmr__fid_enosys_ops_open(struct fid *fid, const char *name, uint64_t flags,
+                             void **ops, void *context)
+{
+	(void)fid;
+	(void)name;
+	(void)flags;
+	(void)ops;
+	(void)context;
+	return -FI_ENOSYS;
+}
+
+int hmr__fid_enosys_tostr(const struct fid *fid, char *buf, size_t len)
+{
+	(void)fid;
+	(void)buf;
+	(void)len;
+	return -FI_ENOSYS;
+}
+
+int hmr__fid_enosys_ops_set(struct fid *fid, const char *name, uint64_t flags,
+                            void *ops, void *context)
+{
+	(void)fid;
+	(void)name;
+	(void)flags;
+	(void)ops;
+	(void)context;
+	return -FI_ENOSYS;
+}

@@ -5,8 +5,8 @@
 
 #include <hmr/fi_mr.h>
 
-#include "dl.h"
-#include "log.h"
+#include "base/dl.h"
+#include "base/log.h"
 
 int hmr__dl_open(const char *override_env, const char *const *names,
                  size_t count, void **handle, char *why, size_t why_len)

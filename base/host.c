@@ -12,8 +12,8 @@
 #include <hmr/fi_mr.h>
 
 #include "base/range.h"
-#include "host.h"
-#include "log.h"
+#include "base/host.h"
+#include "base/log.h"
 
 size_t hmr__host_page_size(void)
 {

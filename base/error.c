@@ -1,21 +1,9 @@
-/* util.c: version, error strings, ops-slot stubs, random numbers. */
-#include <errno.h>
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* error.c: hmr_strerror, the names of -FI_E* codes. */
 #include <limits.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 
-#include "domain.h"
-
-unsigned hmr_version(void)
-{
-	return HMR_VERSION;
-}
-
-const char *hmr_version_string(void)
-{
-	return "hmr 0.1.0";
-}
+#include <hmr/hmr.h>
 
 const char *hmr_strerror(int err)
 {
@@ -55,64 +43,4 @@ const char *hmr_strerror(int err)
 	 * unknown code is reused by the next call. */
 	desc = strerrordesc_np(err);
 	return desc ? desc : "Unknown error";
-}
-
-int hmr__fid_enosys_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
-{
-	(void)fid;
-	(void)bfid;
-	(void)flags;
-	return -FI_ENOSYS;
-}
-
-int hmr__fid_enosys_control(struct fid *fid, int command, void *arg)
-{
-	(void)fid;
-	(void)command;
-	(void)arg;
-	return -FI_ENOSYS;
-}
-
-int hmr__fid_enosys_ops_open(struct fid *fid, const char *name, uint64_t flags,
-                             void **ops, void *context)
-{
-	(void)fid;
-	(void)name;
-	(void)flags;
-	(void)ops;
-	(void)context;
-	return -FI_ENOSYS;
-}
-
-int hmr__fid_enosys_tostr(const struct fid *fid, char *buf, size_t len)
-{
-	(void)fid;
-	(void)buf;
-	(void)len;
-	return -FI_ENOSYS;
-}
-
-int hmr__fid_enosys_ops_set(struct fid *fid, const char *name, uint64_t flags,
-                            void *ops, void *context)
-{
-	(void)fid;
-	(void)name;
-	(void)flags;
-	(void)ops;
-	(void)context;
-	return -FI_ENOSYS;
-}
-
-uint64_t hmr__random64(void)
-{
-	uint64_t v;
-	struct timespec ts;
-
-	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
-		return v;
-	/* No entropy yet (early boot): keys need uniqueness, not secrecy,
-	 * and the raw-key check only guards against mistakes. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^
-	       (uint64_t)(uintptr_t)&v;
 }
