@@ -31,89 +31,20 @@ static bool any_device;     /* A present backend other than system. */
 static atomic_bool started; /* Set (release) when start() is done. */
 static bool p2p_disabled;
 
-static int stub_query(const void *p, size_t l, struct hmr_hmem_info *i)
-{
-	(void)p, (void)l, (void)i;
-	return -FI_ENOSYS;
-}
-static int stub_reg(void *p, size_t l)
-{
-	(void)p, (void)l;
-	return -FI_ENOSYS;
-}
-static int stub_unreg(void *p)
-{
-	(void)p;
-	return -FI_ENOSYS;
-}
-static int stub_copy(void *d, const void *s, size_t l)
-{
-	(void)d, (void)s, (void)l;
-	return -FI_ENOSYS;
-}
-static int stub_dmabuf_get(const void *p, size_t l, uint64_t f, int *fd,
-                           uint64_t *o)
-{
-	(void)p, (void)l, (void)f, (void)fd, (void)o;
-	return -FI_ENOSYS;
-}
-static int stub_dmabuf_put(int fd)
-{
-	(void)fd;
-	return -FI_ENOSYS;
-}
-static bool stub_dmabuf_supported(uint64_t d)
-{
-	(void)d;
-	return false;
-}
-static int stub_ipc_get(const void *p, void *h, size_t *s)
-{
-	(void)p, (void)h, (void)s;
-	return -FI_ENOSYS;
-}
-static int stub_ipc_open(uint64_t d, const void *h, size_t s, void **p)
-{
-	(void)d, (void)h, (void)s, (void)p;
-	return -FI_ENOSYS;
-}
-static void stub_fini(void)
-{
-}
-
-/* The stubs, kept in the same order as struct hmr_backend_ops. */
-static const struct hmr_backend_ops stubs = {
-        .fini = stub_fini,
-        .query = stub_query,
-        .host_register = stub_reg,
-        .host_unregister = stub_unreg,
-        .copy_to = stub_copy,
-        .copy_from = stub_copy,
-        .dmabuf_get = stub_dmabuf_get,
-        .dmabuf_put = stub_dmabuf_put,
-        .dmabuf_supported = stub_dmabuf_supported,
-        .ipc_get = stub_ipc_get,
-        .ipc_open = stub_ipc_open,
-        .ipc_close = stub_unreg,
-};
-
-#define FILL(slot) m->slot = b->slot ? b->slot : stubs.slot
+/* Every slot of b, or the stub where b leaves it NULL. */
+#define FILL(slot)  m->slot = b->slot ? b->slot : hmr__backend_stubs.slot;
+#define COUNT(slot) +1
+_Static_assert(sizeof(struct hmr_backend_ops) ==
+                       offsetof(struct hmr_backend_ops, init) +
+                               (0 HMR_BACKEND_SLOTS(COUNT)) *
+                                       sizeof(int (*)(void)),
+               "HMR_BACKEND_SLOTS must list every slot of hmr_backend_ops");
 static void merge(struct hmr_backend_ops *m, const struct hmr_backend_ops *b)
 {
 	*m = *b;
-	FILL(fini);
-	FILL(query);
-	FILL(host_register);
-	FILL(host_unregister);
-	FILL(copy_to);
-	FILL(copy_from);
-	FILL(dmabuf_get);
-	FILL(dmabuf_put);
-	FILL(dmabuf_supported);
-	FILL(ipc_get);
-	FILL(ipc_open);
-	FILL(ipc_close);
+	HMR_BACKEND_SLOTS(FILL)
 }
+#undef COUNT
 #undef FILL
 
 /* HMR_HMEM, else FI_HMEM: a comma list of names; unset means all. A

@@ -26,9 +26,7 @@ static int sys_copy(void *dst, const void *src, size_t len)
 }
 
 const struct hmr_backend_ops hmr__system_backend = {
-        .version = HMR_BACKEND_OPS_VERSION,
         .iface = FI_HMEM_SYSTEM,
-        .name = "system",
         .init = sys_init,
         .query = sys_query,
         .copy_to = sys_copy,

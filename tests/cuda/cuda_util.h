@@ -34,6 +34,28 @@ struct sim {
 	unsigned long (*calls)(const char *);
 };
 
+/*
+ * CTest gives every case of a file the same environment: the simulators'
+ * paths (HMR_TEST_SIM_CUDA13, HMR_TEST_SIM_CUDA11, HMR_TEST_CUDA_STUB) and
+ * the default driver.  A case that needs another configuration sets it
+ * itself, first thing, before hmr or the simulator read it.
+ */
+static inline void case_env(const char *name, const char *value)
+{
+	if (setenv(name, value, 1))
+		HMR_FAIL("setenv %s", name);
+}
+
+/* HMR_CUDA_LIBRARY = the path in the environment variable `var`. */
+static inline void case_driver(const char *var)
+{
+	const char *path = getenv(var);
+
+	if (!path)
+		HMR_FAIL("%s is not set", var);
+	case_env("HMR_CUDA_LIBRARY", path);
+}
+
 static inline void *sim_sym(void *h, const char *name)
 {
 	void *p = dlsym(h, name);
