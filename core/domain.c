@@ -55,7 +55,7 @@ static void retire(struct hmr_domain *d)
 	free(oldest);
 }
 
-static uint64_t hmr__random64(void)
+static uint64_t random64(void)
 {
 	uint64_t v;
 	struct timespec ts;
@@ -69,15 +69,39 @@ static uint64_t hmr__random64(void)
 	       (uint64_t)(uintptr_t)&v;
 }
 
+/* Each kind's table with its NULL slots filled from the stubs, so core/
+ * never tests a slot for NULL.  Written once under merge_once. */
+static pthread_once_t merge_once = PTHREAD_ONCE_INIT;
+static struct hmr_registrar_ops merged[HMR_DOMAIN_VERBS + 1];
+
+#define FILL(slot)  m->slot = r->slot ? r->slot : hmr__registrar_stubs.slot;
+#define COUNT(slot) +1
+_Static_assert(sizeof(struct hmr_registrar_ops) ==
+                       offsetof(struct hmr_registrar_ops, probe) +
+                               (0 HMR_REGISTRAR_SLOTS(COUNT)) *
+                                       sizeof(int (*)(void)),
+               "HMR_REGISTRAR_SLOTS must list every slot");
+static void merge(struct hmr_registrar_ops *m,
+                  const struct hmr_registrar_ops *r)
+{
+	*m = *r;
+	HMR_REGISTRAR_SLOTS(FILL)
+}
+#undef COUNT
+#undef FILL
+
+static void merge_kinds(void)
+{
+	merge(&merged[HMR_DOMAIN_SOFTWARE], &hmr__software_registrar);
+	merge(&merged[HMR_DOMAIN_VERBS], &hmr__verbs_registrar);
+}
+
 static const struct hmr_registrar_ops *registrar_of(enum hmr_domain_kind k)
 {
-	switch (k) {
-	case HMR_DOMAIN_SOFTWARE:
-		return &hmr__software_registrar;
-	case HMR_DOMAIN_VERBS:
-		return &hmr__verbs_registrar;
-	}
-	return NULL;
+	if (k != HMR_DOMAIN_SOFTWARE && k != HMR_DOMAIN_VERBS)
+		return NULL;
+	pthread_once(&merge_once, merge_kinds);
+	return &merged[k];
 }
 
 const char *hmr_domain_kind_name(enum hmr_domain_kind kind)
@@ -142,7 +166,7 @@ static int effective_mr_mode(const struct hmr_domain_attr *attr,
 	needed &= ~(uint64_t)(FI_MR_COLLECTIVE | FI_MR_RMA_EVENT);
 	if (needed & ~req) {
 		hmr_info("%s domain needs mr_mode 0x%llx, caller offers 0x%llx",
-		         r == &hmr__software_registrar ? "software" : "verbs",
+		         hmr_domain_kind_name(attr->kind),
 		         (unsigned long long)needed, (unsigned long long)req);
 		return -FI_ENODATA;
 	}
@@ -285,9 +309,9 @@ int hmr_domain_open(const struct hmr_domain_attr *attr,
 	d->key_max = d->attr.mr_key_size == 8
 	                     ? UINT64_MAX - 1 /* FI_KEY_NOTAVAIL is taken. */
 	                     : (1ULL << (8 * d->attr.mr_key_size)) - 1;
-	d->tag = hmr__random64();
-	d->secret = hmr__random64();
-	d->next_key = hmr__random64() % (d->key_max + 1);
+	d->tag = random64();
+	d->secret = random64();
+	d->next_key = random64() % (d->key_max + 1);
 	hmr__keymap_init(&d->mrs);
 	hmr__keymap_init(&d->mapped);
 	if (pthread_rwlock_init(&d->lock, NULL)) {

@@ -26,15 +26,17 @@ struct hmr_mr;
 struct hmr_mr_req {
 	struct fi_mr_attr attr;
 	uint64_t flags;
-	struct hmr_mr *base; /* attr.base_mr, checked. */
+	struct hmr_mr *base_mr; /* attr.base_mr, checked. */
 };
 
 /*
  * What a domain kind does to register memory, after core/ has checked the
  * arguments.  One const table per kind (software here, verbs in verbs/).
+ * Data first, then only the function slots HMR_REGISTRAR_SLOTS lists;
+ * domain.c fills a kind's NULL slots from hmr__registrar_stubs (core/
+ * stubs.c, positional: a slot added here and not there fails the build).
  */
 struct hmr_registrar_ops {
-	unsigned version; /* 1 */
 	/* mr_mode bits this kind needs; the rest are cleared. */
 	uint64_t needed_mr_mode;
 	/* mr_mode bits this kind can honour when asked to keep them. */
@@ -44,6 +46,7 @@ struct hmr_registrar_ops {
 	/* The kind refuses unbacked host ranges itself (a NIC pins the pages
 	 * while registering), so core/ need not look first. */
 	bool checks_backing;
+
 	/* 0 when this kind can run here; otherwise why not, in `why`. */
 	int (*probe)(char *why, size_t why_len);
 	/* Set up the kind's state (open the NIC...) in a new domain. */
@@ -52,9 +55,20 @@ struct hmr_registrar_ops {
 	 * keys out (FI_MR_PROV_KEY), and mr->mr_fid.mem_desc. */
 	int (*reg)(struct hmr_domain *domain, struct hmr_mr *mr,
 	           const struct hmr_mr_req *req);
+	/* Undo reg, including whatever the registrar keeps per MR. */
 	void (*dereg)(struct hmr_domain *domain, struct hmr_mr *mr);
 	void (*close)(struct hmr_domain *domain);
 };
+
+#define HMR_REGISTRAR_SLOTS(X)                                                 \
+	X(probe)                                                               \
+	X(open)                                                                \
+	X(reg)                                                                 \
+	X(dereg)                                                               \
+	X(close)
+
+/* core/stubs.c: probe and open say "not available"; reg -FI_ENOSYS. */
+extern const struct hmr_registrar_ops hmr__registrar_stubs;
 
 /* What core/ knows of a resource that can be bound to an MR. */
 struct hmr_bindable {
@@ -93,9 +107,7 @@ struct hmr_mr {
 	struct iovec *iov; /* Host-visible segments. */
 	enum fi_hmem_iface iface;
 	uint64_t device;
-	uint32_t hmem_flags; /* HMR_HMEM_* of the allocation. */
-	size_t page_size;
-	size_t sub_mr_cnt;       /* The hint, kept for the registrar. */
+	uint32_t hmem_flags;     /* HMR_HMEM_* of the allocation. */
 	struct hmr_mr *base_mr;  /* Parent when this is a sub-MR. */
 	atomic_size_t sub_count; /* Live sub-MRs (changed under the lock). */
 	bool enabled;            /* (domain lock) */
@@ -106,8 +118,6 @@ struct hmr_mr {
 	struct hmr_mr_binding *binds;
 	size_t nbinds;
 	size_t auth_key_size;
-	void *map; /* An mmap this MR owns (FI_MR_DMABUF). */
-	size_t map_len;
 	void *registrar_data; /* The registrar's own state. */
 	struct iovec iov_one; /* iov storage when iov_count == 1. */
 	/* Not cleared for a new MR (see mr_new): only auth_key_size bytes of
@@ -190,8 +200,6 @@ static inline bool hmr__prov_key(const struct hmr_domain *d)
 
 /* core/mr.c */
 extern struct fi_ops_mr hmr__mr_ops;
-/* Free what a closed MR still holds; the shell itself stays. */
-void hmr__mr_free(struct hmr_mr *mr);
 
 /* core/rawkey.c */
 int hmr__mr_raw_attr(struct hmr_mr *mr, struct fi_mr_raw_attr *attr);

@@ -1,7 +1,6 @@
 /* mr.c: fi_mr_reg/regv/regattr, fi_close of an MR, and its control. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "hmem/hmem.h"
 #include "base/host.h"
@@ -21,7 +20,8 @@ static struct fi_ops mr_fi_ops = {
         .ops_set = hmr__fid_enosys_ops_set,
 };
 
-void hmr__mr_free(struct hmr_mr *mr)
+/* Free what a closed MR still holds; the shell itself stays. */
+static void mr_free(struct hmr_mr *mr)
 {
 	if (mr->iov != &mr->iov_one)
 		free(mr->iov);
@@ -29,9 +29,6 @@ void hmr__mr_free(struct hmr_mr *mr)
 	if (mr->binds)
 		free(mr->binds);
 	mr->binds = NULL;
-	if (mr->map)
-		munmap(mr->map, mr->map_len);
-	mr->map = NULL;
 }
 
 /* A fresh MR holding a private copy of the request. */
@@ -73,18 +70,15 @@ static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
 	mr->domain = d;
 	mr->access = a->access;
 	mr->flags = req->flags;
-	mr->base_mr = req->base;
-	if (req->base) {
+	mr->base_mr = req->base_mr;
+	if (req->base_mr) {
 		/* Inherited from the base; the request's values are ignored. */
-		mr->iface = req->base->iface;
-		mr->device = req->base->device;
-		mr->hmem_flags = req->base->hmem_flags;
-		mr->page_size = req->base->page_size;
-	} else {
-		/* iface and device come from hmr__hmem_resolve. */
-		mr->page_size = a->page_size;
+		mr->iface = req->base_mr->iface;
+		mr->device = req->base_mr->device;
+		mr->hmem_flags = req->base_mr->hmem_flags;
 	}
-	mr->sub_mr_cnt = a->sub_mr_cnt;
+	/* Otherwise iface and device come from hmr__hmem_resolve.  page_size
+	 * and sub_mr_cnt are hints (checked, then not needed). */
 	/* Created disabled: every MR under FI_MR_ENDPOINT, and those that
 	 * will count RMA events under FI_MR_RMA_EVENT. */
 	mr->created_disabled =
@@ -191,7 +185,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 		if (ret)
 			return ret;
 	}
-	if (req->base) {
+	if (req->base_mr) {
 		pthread_rwlock_rdlock(&d->lock);
 		ret = hmr__mr_check_sub(d, req);
 		pthread_rwlock_unlock(&d->lock);
@@ -201,7 +195,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 	ret = mr_new(d, req, &mr);
 	if (ret)
 		return ret;
-	if ((d->attr.caps & FI_HMEM) && !req->base &&
+	if ((d->attr.caps & FI_HMEM) && !req->base_mr &&
 	    !(req->flags & FI_MR_DMABUF)) {
 		struct hmr_hmem_info info;
 
@@ -247,7 +241,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 err_dereg:
 	d->registrar->dereg(d, mr);
 err_free:
-	hmr__mr_free(mr);
+	mr_free(mr);
 	free(mr);
 	return ret;
 }
@@ -269,7 +263,7 @@ static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 	               ? sizeof(req.attr)
 	               : offsetof(struct fi_mr_attr, hmem_data));
 	req.flags = flags;
-	req.base = (struct hmr_mr *)req.attr.base_mr;
+	req.base_mr = (struct hmr_mr *)req.attr.base_mr;
 	return mr_register(d, &req, mr);
 }
 
@@ -365,7 +359,7 @@ static int mr_close(struct fid *fid)
 	atomic_fetch_sub(&d->mr_count, 1);
 	/* No lookup can reach the MR now: deregister without the lock. */
 	d->registrar->dereg(d, mr);
-	hmr__mr_free(mr);
+	mr_free(mr);
 	keep_shell(d, mr);
 	return 0;
 }

@@ -147,7 +147,7 @@ bool hmr__mr_covers(const struct hmr_mr *mr, const struct iovec *v)
 
 int hmr__mr_check_sub(struct hmr_domain *d, const struct hmr_mr_req *req)
 {
-	const struct hmr_mr *base = req->base;
+	const struct hmr_mr *base = req->base_mr;
 	size_t i;
 
 	if (base->domain != d || base->mr_fid.fid.ops == &hmr__closed_ops) {

@@ -22,6 +22,25 @@ static int sw_open(struct hmr_domain *d)
 	return 0;
 }
 
+static void sw_close(struct hmr_domain *d)
+{
+	(void)d;
+}
+
+/* What the software registrar keeps per MR, in mr->registrar_space: the
+ * mapping of an FI_MR_DMABUF buffer (NULL otherwise). */
+struct sw_mr {
+	void *map;
+	size_t map_len;
+};
+
+static struct sw_mr *sw_mr(struct hmr_mr *mr)
+{
+	_Static_assert(sizeof(struct sw_mr) <= sizeof(mr->registrar_space),
+	               "registrar_space holds struct sw_mr");
+	return (struct sw_mr *)mr->registrar_space;
+}
+
 /* FI_MR_DMABUF: map the buffer so hmr_mr_access can hand out pointers.
  * The mapping holds its own reference: the caller may close the fd. */
 static int map_dmabuf(struct hmr_mr *mr, const struct fi_mr_dmabuf *b)
@@ -51,8 +70,8 @@ static int map_dmabuf(struct hmr_mr *mr, const struct fi_mr_dmabuf *b)
 		         b->fd, (unsigned long long)start, len, strerror(err));
 		return err == ENODEV ? -FI_EOPNOTSUPP : -err;
 	}
-	mr->map = p;
-	mr->map_len = len;
+	sw_mr(mr)->map = p;
+	sw_mr(mr)->map_len = len;
 	mr->iov[0].iov_base = (char *)p + (b->offset - start);
 	return 0;
 }
@@ -61,6 +80,7 @@ static int sw_reg(struct hmr_domain *d, struct hmr_mr *mr,
                   const struct hmr_mr_req *req)
 {
 	(void)d;
+	sw_mr(mr)->map = NULL; /* The space is not cleared for a new MR. */
 	if (req->flags & FI_MR_DMABUF)
 		return map_dmabuf(mr, req->attr.dmabuf);
 	return 0;
@@ -68,17 +88,15 @@ static int sw_reg(struct hmr_domain *d, struct hmr_mr *mr,
 
 static void sw_dereg(struct hmr_domain *d, struct hmr_mr *mr)
 {
-	(void)d;
-	(void)mr;
-}
+	struct sw_mr *s = sw_mr(mr);
 
-static void sw_close(struct hmr_domain *d)
-{
 	(void)d;
+	if (s->map)
+		munmap(s->map, s->map_len);
+	s->map = NULL;
 }
 
 const struct hmr_registrar_ops hmr__software_registrar = {
-        .version = 1,
         .needed_mr_mode = 0,
         .supported_mr_mode = FI_MR_LOCAL | FI_MR_RAW | FI_MR_VIRT_ADDR |
                              FI_MR_ALLOCATED | FI_MR_PROV_KEY |

@@ -174,11 +174,7 @@ void hmr__cuda_unload(void);
  * -FI_ENODEV, anything else -FI_EIO).
  */
 int hmr__cuda_check(const char *call, hmr_CUresult r);
-/* The same mapping without a log line, for failures a caller expects. */
-int hmr__cuda_errno(hmr_CUresult r);
 #define HMR_CU(name, ...) hmr__cuda_check(#name, hmr__cuda.name(__VA_ARGS__))
-/* "CUDA_ERROR_INVALID_VALUE (1)" for log lines. */
-const char *hmr__cuda_error(hmr_CUresult r, char *buf, size_t len);
 
 /* Run with device `dev`'s primary context current (cuda_load.c). */
 hmr_CUcontext hmr__cuda_push(int dev);

@@ -30,7 +30,8 @@ struct cuda_sym {
 static const struct cuda_sym syms[] = {HMR_CUDA_CALLS(CALL_ROW)};
 #undef CALL_ROW
 
-const char *hmr__cuda_error(hmr_CUresult r, char *buf, size_t len)
+/* "CUDA_ERROR_INVALID_VALUE (1)" for log lines. */
+static const char *error_name(hmr_CUresult r, char *buf, size_t len)
 {
 	const char *name = NULL;
 
@@ -41,7 +42,7 @@ const char *hmr__cuda_error(hmr_CUresult r, char *buf, size_t len)
 	return buf;
 }
 
-int hmr__cuda_errno(hmr_CUresult r)
+static int to_errno(hmr_CUresult r)
 {
 	switch (r) {
 	case HMR_CUDA_SUCCESS:
@@ -66,8 +67,8 @@ int hmr__cuda_check(const char *call, hmr_CUresult r)
 
 	if (r == HMR_CUDA_SUCCESS)
 		return 0;
-	hmr_warn("%s: %s", call, hmr__cuda_error(r, err, sizeof(err)));
-	return hmr__cuda_errno(r);
+	hmr_warn("%s: %s", call, error_name(r, err, sizeof(err)));
+	return to_errno(r);
 }
 
 /* cuGetProcAddress_v2 (driver 12.0+), else v1 (11.3+), else dlsym of the
@@ -114,7 +115,7 @@ static int probe_devices(char *why, size_t why_len)
 	r = c->cuDeviceGetCount(&c->device_count);
 	if (r != HMR_CUDA_SUCCESS || c->device_count <= 0) {
 		snprintf(why, why_len, "no CUDA device (%s)",
-		         hmr__cuda_error(r, err, sizeof(err)));
+		         error_name(r, err, sizeof(err)));
 		return -FI_ENOSYS;
 	}
 	if (c->device_count > HMR_MAX_DEVICES) {
@@ -128,7 +129,7 @@ static int probe_devices(char *why, size_t why_len)
 			r = c->cuDevicePrimaryCtxRetain(&c->ctx[i], dev);
 		if (r != HMR_CUDA_SUCCESS) {
 			snprintf(why, why_len, "device %d: %s", i,
-			         hmr__cuda_error(r, err, sizeof(err)));
+			         error_name(r, err, sizeof(err)));
 			return -FI_EIO;
 		}
 		/* Asked per device: support is never assumed from device 0. */
@@ -173,7 +174,7 @@ static int init_driver(char *why, size_t why_len)
 		r = hmr__cuda.cuDriverGetVersion(&hmr__cuda.driver_version);
 	if (r != HMR_CUDA_SUCCESS) {
 		snprintf(why, why_len, "cuInit: %s",
-		         hmr__cuda_error(r, err, sizeof(err)));
+		         error_name(r, err, sizeof(err)));
 		return -FI_EIO;
 	}
 	return 0;

@@ -38,8 +38,12 @@ static int ask_backends(const void *ptr, size_t len, struct hmr_hmem_info *info)
  * device answer is always fresh from its backend, since buffer ids and
  * the allocation may have changed since it was cached; the cache then
  * only saves asking the other backends.
+ *
+ * Classify [ptr, ptr + len): the memtype cache first, then the present
+ * backends in iface order; remembers the answer.  Host memory is
+ * FI_HMEM_SYSTEM with the other fields 0.
  */
-int hmr__hmem_classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
+static int classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
 {
 	const struct hmr_backend_ops *b;
 	uintptr_t a = (uintptr_t)ptr;
@@ -82,14 +86,14 @@ int hmr_hmem_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
 {
 	if (!ptr || !info || !hmr__range_valid((uintptr_t)ptr, len))
 		return -FI_EINVAL;
-	return hmr__hmem_classify(ptr, len, info);
+	return classify(ptr, len, info);
 }
 
 /* The backend owning ptr, for the calls that act on device memory. */
 static int owner(const void *ptr, size_t len, const struct hmr_backend_ops **b)
 {
 	struct hmr_hmem_info info;
-	int ret = hmr__hmem_classify(ptr, len ? len : 1, &info);
+	int ret = classify(ptr, len ? len : 1, &info);
 
 	if (ret)
 		return ret;
@@ -257,12 +261,11 @@ int hmr__hmem_resolve(enum fi_hmem_iface hint, uint64_t device_hint,
 	size_t i;
 	int ret;
 
-	ret = hmr__hmem_classify(iov[0].iov_base, iov[0].iov_len, info);
+	ret = classify(iov[0].iov_base, iov[0].iov_len, info);
 	if (!ret && hint != FI_HMEM_SYSTEM)
 		ret = check_hint(hint, device_hint, flags, info);
 	for (i = 1; !ret && i < count; i++) {
-		ret = hmr__hmem_classify(iov[i].iov_base, iov[i].iov_len,
-		                         &other);
+		ret = classify(iov[i].iov_base, iov[i].iov_len, &other);
 		if (!ret && (other.iface != info->iface ||
 		             other.device != info->device)) {
 			hmr_warn("iov[%zu] is %s memory of device %llu, iov[0] "

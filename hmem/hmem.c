@@ -114,7 +114,8 @@ static void start(void)
 	atomic_store_explicit(&started, true, memory_order_release);
 }
 
-void hmr__hmem_init(void)
+/* Start every selected backend once (thread-safe); cheap after that. */
+static void hmem_init(void)
 {
 	pthread_once(&once, start);
 }
@@ -133,7 +134,7 @@ const struct hmr_backend_ops *hmr__hmem_backend(enum fi_hmem_iface iface)
 {
 	if ((unsigned)iface >= IFACES)
 		return NULL;
-	hmr__hmem_init();
+	hmem_init();
 	return present[iface] ? &merged[iface] : NULL;
 }
 
@@ -141,13 +142,13 @@ bool hmr__hmem_any_device(void)
 {
 	/* After start-up, one load instead of a call to pthread_once. */
 	if (!atomic_load_explicit(&started, memory_order_acquire))
-		hmr__hmem_init();
+		hmem_init();
 	return any_device;
 }
 
 bool hmr__hmem_p2p_disabled(void)
 {
-	hmr__hmem_init();
+	hmem_init();
 	return p2p_disabled;
 }
 
@@ -163,7 +164,7 @@ int hmr_hmem_status(enum fi_hmem_iface iface, char *why, size_t why_len)
 			snprintf(why, why_len, "unknown iface %d", (int)iface);
 		return -FI_EINVAL;
 	}
-	hmr__hmem_init();
+	hmem_init();
 	if (present[iface])
 		return 0;
 	if (why && why_len)

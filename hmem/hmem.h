@@ -71,9 +71,6 @@ extern const struct hmr_backend_ops hmr__backend_stubs;
 extern const struct hmr_backend_ops hmr__system_backend;
 extern const struct hmr_backend_ops hmr__cuda_backend;
 
-/* Start every selected backend once (thread-safe); cheap after that. */
-void hmr__hmem_init(void);
-
 /* The merged ops of a present backend, or NULL when absent. */
 const struct hmr_backend_ops *hmr__hmem_backend(enum fi_hmem_iface iface);
 
@@ -82,13 +79,6 @@ bool hmr__hmem_any_device(void);
 
 /* FI_HMEM_DISABLE_P2P (or HMR_HMEM_DISABLE_P2P) is set. */
 bool hmr__hmem_p2p_disabled(void);
-
-/*
- * Classify [ptr, ptr + len): the memtype cache first, then the present
- * backends in iface order; remembers the answer.  Host memory is
- * FI_HMEM_SYSTEM with the other fields 0.
- */
-int hmr__hmem_classify(const void *ptr, size_t len, struct hmr_hmem_info *info);
 
 /*
  * The memory of a registration: with an iface hint (not FI_HMEM_SYSTEM)

@@ -160,7 +160,6 @@ static void verbs_close(struct hmr_domain *d)
 }
 
 const struct hmr_registrar_ops hmr__verbs_registrar = {
-        .version = 1,
         .needed_mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
                           FI_MR_PROV_KEY | FI_MR_HMEM,
         .supported_mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
@@ -180,7 +179,7 @@ struct ibv_mr *hmr_verbs_mr(struct fid_mr *mr)
 
 	if (!mr || mr->fid.fclass != FI_CLASS_MR ||
 	    mr->fid.ops == &hmr__closed_ops ||
-	    m->domain->registrar != &hmr__verbs_registrar)
+	    m->domain->attr.kind != HMR_DOMAIN_VERBS)
 		return NULL;
 	return ((struct hmr_verbs_desc *)m->registrar_data)->mr;
 }
@@ -192,5 +191,5 @@ struct ibv_pd *hmr_verbs_pd(struct fid_domain *domain)
 	if (hmr__domain_usable(domain))
 		return NULL;
 	d = hmr__domain(&domain->fid);
-	return d->registrar == &hmr__verbs_registrar ? hmr__verbs(d)->pd : NULL;
+	return d->attr.kind == HMR_DOMAIN_VERBS ? hmr__verbs(d)->pd : NULL;
 }

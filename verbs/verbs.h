@@ -35,8 +35,6 @@ static inline struct hmr_verbs *hmr__verbs(struct hmr_domain *d)
 int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
                    const struct hmr_mr_req *req);
 void hmr__verbs_dereg(struct hmr_domain *d, struct hmr_mr *mr);
-/* The FI_* -> IBV_ACCESS_* translation, never wider than asked. */
-int hmr__verbs_access(const struct hmr_domain *d, uint64_t access);
 
 /* verbs_peermem.c: is a peer-memory module for iface loaded? */
 bool hmr__verbs_peermem(enum fi_hmem_iface iface, char *which, size_t len);

@@ -14,7 +14,7 @@
  * asked for FI_ATOMIC.  Local write is also what RDMA READ results
  * (FI_READ) and receives (FI_RECV) need.  Nothing else is added.
  */
-int hmr__verbs_access(const struct hmr_domain *d, uint64_t access)
+static int verbs_access(const struct hmr_domain *d, uint64_t access)
 {
 	int ibv = 0;
 
@@ -156,8 +156,7 @@ static int reg_device(struct hmr_domain *d, struct hmr_mr *mr, int access,
 int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
                    const struct hmr_mr_req *req)
 {
-	int access =
-	        hmr__verbs_access(d, mr->access) | hmr__verbs(d)->access_extra;
+	int access = verbs_access(d, mr->access) | hmr__verbs(d)->access_extra;
 	struct hmr_verbs_desc *desc;
 	struct ibv_mr *imr = NULL;
 	int ret;
@@ -167,7 +166,7 @@ int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
 	desc = (struct hmr_verbs_desc *)mr->registrar_space;
 	if (req->flags & FI_MR_DMABUF) {
 		ret = reg_caller_dmabuf(d, mr, req->attr.dmabuf, access, &imr);
-	} else if (req->base) {
+	} else if (req->base_mr) {
 		/* A sub-MR is a registration of its own on verbs: the NIC
 		 * checks its rights, not the base's. */
 		imr = reg_host(d, mr, access);
