@@ -246,22 +246,58 @@ err_free:
 	return ret;
 }
 
+/*
+ * Copy the caller's fi_mr_attr, reading each field only if the caller's
+ * API version has it (the versions: libfabric's fi_domain.h history, as
+ * include/hmr/fi_mr.h lists them).  An older struct ends before the later
+ * fields: reading them would read past the caller's object.
+ */
+static int attr_by_version(uint32_t v, const struct fi_mr_attr *in,
+                           uint64_t flags, struct fi_mr_attr *out)
+{
+	out->mr_iov = in->mr_iov; /* The union: dmabuf from 1.20. */
+	out->iov_count = in->iov_count;
+	out->access = in->access;
+	out->offset = in->offset;
+	out->requested_key = in->requested_key;
+	out->context = in->context;
+	out->auth_key_size = in->auth_key_size;
+	out->auth_key = in->auth_key;
+	if (v >= FI_VERSION(1, 9)) {
+		out->iface = in->iface;
+		out->device = in->device;
+	}
+	if (v >= FI_VERSION(1, 19))
+		out->hmem_data = in->hmem_data;
+	if ((flags & FI_MR_DMABUF) && v < FI_VERSION(1, 20)) {
+		hmr_warn("FI_MR_DMABUF needs API 1.20 (the caller's is %u.%u)",
+		         FI_MAJOR(v), FI_MINOR(v));
+		return -FI_EBADFLAGS;
+	}
+	if (v >= FI_VERSION(1, 22))
+		out->page_size = in->page_size;
+	if (v >= FI_VERSION(2, 0)) {
+		out->base_mr = in->base_mr;
+		out->sub_mr_cnt = in->sub_mr_cnt;
+	}
+	return 0;
+}
+
 static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
                       uint64_t flags, struct fid_mr **mr)
 {
 	struct hmr_domain *d = hmr__domain(fid);
 	struct hmr_mr_req req;
+	int ret;
 
 	if (mr)
 		*mr = NULL;
 	if (!attr)
 		return -FI_EINVAL;
 	memset(&req, 0, sizeof(req));
-	/* Before 2.0 the struct ended at `device`: read no further. */
-	memcpy(&req.attr, attr,
-	       d->attr.fi_version >= FI_VERSION(2, 0)
-	               ? sizeof(req.attr)
-	               : offsetof(struct fi_mr_attr, hmem_data));
+	ret = attr_by_version(d->attr.fi_version, attr, flags, &req.attr);
+	if (ret)
+		return ret;
 	req.flags = flags;
 	req.base_mr = (struct hmr_mr *)req.attr.base_mr;
 	return mr_register(d, &req, mr);
