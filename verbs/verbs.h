@@ -8,11 +8,10 @@
 #include "base/limits.h"
 #include "core/domain.h"
 
-/* dma-buf support of (NIC, GPU device), learned once, demoted at most
- * once: compare-and-swap keeps the first verdict. */
+/* dma-buf support of (NIC, GPU device): tried until the NIC refuses it
+ * once (EOPNOTSUPP), then refused for good, for that device only. */
 enum hmr_dmabuf_state {
 	HMR_DMABUF_UNKNOWN = 0,
-	HMR_DMABUF_SUPPORTED,
 	HMR_DMABUF_REFUSED,
 };
 
