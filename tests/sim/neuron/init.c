@@ -252,6 +252,7 @@ static void sim_config_read(void)
 	sim_cfg.map_hbm = sim_env_int("HMR_SIM_NEURON_MAP_HBM", 0, 1, 1);
 	sim_parse_dmabuf(getenv("HMR_SIM_NEURON_DMABUF"));
 	sim_parse_rules(getenv("HMR_SIM_NEURON_FAIL"));
+	sim_fork_hooks();
 }
 
 void sim_config_load(void)

@@ -12,6 +12,37 @@
 
 /* Every function here expects sim.lock to be held. */
 
+static void sim_fork_prepare(void)
+{
+	pthread_mutex_lock(&sim.lock);
+}
+
+static void sim_fork_parent(void)
+{
+	pthread_mutex_unlock(&sim.lock);
+}
+
+/*
+ * The driver marks its device mappings VM_DONTCOPY, so a fork child has
+ * no device memory.  The child loses access by mprotect, not by
+ * MADV_DONTFORK's hole: the window stays reserved, and none of the
+ * child's own mappings can land at a device VA.
+ */
+static void sim_fork_child(void)
+{
+	for (size_t i = 0; i < sim.ntab; i++)
+		if (sim.tab[i]->placement == NRT_TENSOR_PLACEMENT_DEVICE)
+			mprotect((void *)sim.tab[i]->va, sim.tab[i]->span,
+			         PROT_NONE);
+	pthread_mutex_unlock(&sim.lock);
+}
+
+/* Called once, with the configuration. */
+void sim_fork_hooks(void)
+{
+	pthread_atfork(sim_fork_prepare, sim_fork_parent, sim_fork_child);
+}
+
 /* One reservation for every core's window, kept for the process's life. */
 int sim_reserve_windows(void)
 {
@@ -158,8 +189,6 @@ static NRT_STATUS sim_back_device_va(struct nrt_tensor *t)
 	if (sim_map_shared((void *)va, t->span, prot, t->fd) == MAP_FAILED)
 		return NRT_RESOURCE;
 	t->va = va;
-	/* The driver sets VM_DONTCOPY: a fork child does not inherit it. */
-	madvise((void *)va, t->span, MADV_DONTFORK);
 	return sim_insert(t) == 0 ? NRT_SUCCESS : NRT_RESOURCE;
 }
 
@@ -191,7 +220,6 @@ static NRT_STATUS sim_back_host(struct nrt_tensor *t)
 	p = sim_map_shared(NULL, t->span, PROT_READ | PROT_WRITE, t->fd);
 	if (p == MAP_FAILED)
 		return NRT_RESOURCE;
-	madvise(p, t->span, MADV_DONTFORK);
 	t->shadow = p;
 	t->va = (uintptr_t)p;
 	return sim_insert(t) == 0 ? NRT_SUCCESS : NRT_RESOURCE;

@@ -17,9 +17,10 @@
  *   "/memfd:/dev/neuron<D> (deleted)" where the runtime shows the
  *   device node "/dev/neuron<D>".  It is mapped at the tensor's VA, first
  *   fit in the core's window, PROT_NONE (HMR_SIM_NEURON_HOST_ACCESSIBLE=1:
- *   read/write, as the real BAR mapping is) and MADV_DONTFORK (the driver
- *   sets VM_DONTCOPY), and read/write elsewhere as the shadow that
- *   nrt_tensor_read/write and nrt_memcpy_to_device use.
+ *   read/write, as the real BAR mapping is), and read/write elsewhere as
+ *   the shadow that nrt_tensor_read/write and nrt_memcpy_to_device use.
+ *   A fork child finds its device VAs PROT_NONE (the driver sets
+ *   VM_DONTCOPY on its mappings).
  * - A HOST tensor is a read/write memfd mapping of the same name outside
  *   the windows (the runtime maps driver DMA memory through /dev/neuron);
  *   a VIRTUAL tensor is plain page-aligned heap memory.
@@ -155,6 +156,7 @@ static inline size_t sim_round_up(size_t v, size_t a)
 {
 	return (v + a - 1) / a * a;
 }
+void sim_fork_hooks(void);
 int sim_reserve_windows(void);
 int sim_device_of(int nc);
 NRT_STATUS sim_tensor_back(struct nrt_tensor *t);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,12 +155,13 @@ static int child_touch(uintptr_t p)
 	int status;
 
 	if (pid == 0) {
-		struct sigaction sa;
+		/* A zeroed kernel sigaction is SIG_DFL.  The raw call gets
+		 * past sanitizers' sigaction interceptors (TSan's would keep
+		 * its own SIGSEGV handler, which exits instead of dying). */
+		unsigned long k_sa_dfl[4] = {0};
 		struct rlimit no_core = {0, 0};
 
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = SIG_DFL;
-		sigaction(SIGSEGV, &sa, NULL);
+		syscall(SYS_rt_sigaction, SIGSEGV, k_sa_dfl, NULL, 8);
 		setrlimit(RLIMIT_CORE, &no_core);
 		_exit(*(volatile unsigned char *)p == 0x5a ? 0 : 3);
 	}
@@ -360,6 +362,7 @@ HMR_TEST(sim_neuron_maps_name_the_device_node)
 {
 	nrt_tensor_t *d0, *d1, *h, *v;
 	char perms[8], path[256];
+	uintptr_t freed;
 
 	setenv("HMR_SIM_NEURON_CORES_PER_DEVICE", "2", 1);
 	setup();
@@ -378,11 +381,15 @@ HMR_TEST(sim_neuron_maps_name_the_device_node)
 	ASSERT_EQ(strcmp(perms, "rw-s"), 0);
 	ASSERT_TRUE(maps_find(va_of(v), perms, path));
 	ASSERT_TRUE(strstr(path, "neuron") == NULL);
+	freed = va_of(d0);
 	nrt.nrt_tensor_free(&d0);
 	nrt.nrt_tensor_free(&d1);
 	nrt.nrt_tensor_free(&h);
 	nrt.nrt_tensor_free(&v);
-	/* A freed VA is back in the PROT_NONE reservation. */
+	/* A freed VA is back in the anonymous PROT_NONE reservation. */
+	ASSERT_TRUE(maps_find(freed, perms, path));
+	ASSERT_EQ(strcmp(perms, "---p"), 0);
+	ASSERT_EQ(strcmp(path, ""), 0);
 }
 
 HMR_TEST(sim_neuron_copies_round_trip)
