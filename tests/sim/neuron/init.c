@@ -24,9 +24,9 @@
  *   HMR_SIM_NEURON_HOST_ACCESSIBLE  1: device VAs are mapped read/write
  *                                   (as the real BAR mapping is) instead
  *                                   of PROT_NONE
- *   HMR_SIM_NEURON_MAP_HBM          0: device tensors get no host VA
- *                                   (nrt_tensor_get_va returns NULL), as
- *                                   when the runtime does not map HBM;
+ *   HMR_SIM_NEURON_DEVICE_VA        0: device tensors get no host VA
+ *                                   (nrt_tensor_get_va returns NULL, as
+ *                                   reported when HBM is not mapped);
  *                                   default 1
  *   HMR_SIM_NEURON_FAIL             "rule[,rule...]", rule =
  *                                   name[@N][=status][:count]: the entry
@@ -236,6 +236,17 @@ static void sim_parse_dmabuf(const char *spec)
 	}
 }
 
+/* A fork child must not inherit the hooks lock held by another thread. */
+static void sim_hooks_fork_lock(void)
+{
+	pthread_mutex_lock(&sim_hooks_lock);
+}
+
+static void sim_hooks_fork_unlock(void)
+{
+	pthread_mutex_unlock(&sim_hooks_lock);
+}
+
 static void sim_config_read(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -249,9 +260,12 @@ static void sim_config_read(void)
 	        "HMR_SIM_NEURON_CORES_PER_DEVICE", 1, SIM_MAX_CORES, 2);
 	sim_cfg.host_accessible =
 	        sim_env_int("HMR_SIM_NEURON_HOST_ACCESSIBLE", 0, 1, 0);
-	sim_cfg.map_hbm = sim_env_int("HMR_SIM_NEURON_MAP_HBM", 0, 1, 1);
+	sim_cfg.device_va = sim_env_int("HMR_SIM_NEURON_DEVICE_VA", 0, 1, 1);
 	sim_parse_dmabuf(getenv("HMR_SIM_NEURON_DMABUF"));
 	sim_parse_rules(getenv("HMR_SIM_NEURON_FAIL"));
+	/* Run in reverse order at fork: sim.lock, then the hooks lock. */
+	pthread_atfork(sim_hooks_fork_lock, sim_hooks_fork_unlock,
+	               sim_hooks_fork_unlock);
 	sim_fork_hooks();
 }
 

@@ -205,7 +205,7 @@ static NRT_STATUS sim_back_device(struct nrt_tensor *t)
 		return NRT_RESOURCE;
 	t->shadow = p;
 	sim.used[t->nc] += t->span;
-	if (!sim_cfg.map_hbm)
+	if (!sim_cfg.device_va)
 		return NRT_SUCCESS; /* device-only: no host VA at all */
 	return sim_back_device_va(t);
 }

@@ -29,7 +29,8 @@
  *
  * Locking: sim.lock protects sim (tensors, table, windows, state);
  * init.c's hooks lock protects the call counters and failure rules.  No
- * code takes one while holding the other.
+ * code takes one while holding the other, except fork, whose atfork
+ * handlers take sim.lock and then the hooks lock.
  */
 
 #ifndef _GNU_SOURCE
@@ -83,7 +84,7 @@ struct sim_config {
 	int visible;          /* HMR_SIM_NEURON_VISIBLE_CORES */
 	int cores_per_device; /* HMR_SIM_NEURON_CORES_PER_DEVICE */
 	int host_accessible;  /* HMR_SIM_NEURON_HOST_ACCESSIBLE */
-	int map_hbm;          /* HMR_SIM_NEURON_MAP_HBM */
+	int device_va;        /* HMR_SIM_NEURON_DEVICE_VA */
 	unsigned char dmabuf[SIM_MAX_CORES]; /* HMR_SIM_NEURON_DMABUF */
 };
 

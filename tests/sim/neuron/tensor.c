@@ -158,8 +158,8 @@ SIM_API size_t nrt_tensor_get_size(const nrt_tensor_t *tensor)
 }
 
 /*
- * The host VA: the device mapping for DEVICE tensors (NULL when HBM is
- * not mapped, HMR_SIM_NEURON_MAP_HBM=0), the memory itself otherwise.
+ * The host VA: the device mapping for DEVICE tensors (NULL with
+ * HMR_SIM_NEURON_DEVICE_VA=0), the memory itself otherwise.
  */
 SIM_API void *nrt_tensor_get_va(const nrt_tensor_t *tensor)
 {

@@ -624,13 +624,13 @@ HMR_TEST(sim_neuron_efa_bdf_identifies_device_memory)
 	nrt.nrt_tensor_free(&h);
 }
 
-HMR_TEST(sim_neuron_unmapped_hbm_has_no_va)
+HMR_TEST(sim_neuron_device_tensor_without_va)
 {
 	unsigned char in[64], out[64];
 	nrt_tensor_t *t;
 	int fd;
 
-	setenv("HMR_SIM_NEURON_MAP_HBM", "0", 1);
+	setenv("HMR_SIM_NEURON_DEVICE_VA", "0", 1);
 	setup();
 	fill(in, sizeof(in), 9);
 	t = alloc(NRT_TENSOR_PLACEMENT_DEVICE, 0, 4096);
