@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,13 +154,12 @@ static int child_touch(uintptr_t p)
 	int status;
 
 	if (pid == 0) {
-		/* A zeroed kernel sigaction is SIG_DFL.  The raw call gets
-		 * past sanitizers' sigaction interceptors (TSan's would keep
-		 * its own SIGSEGV handler, which exits instead of dying). */
-		unsigned long k_sa_dfl[4] = {0};
+		struct sigaction sa;
 		struct rlimit no_core = {0, 0};
 
-		syscall(SYS_rt_sigaction, SIGSEGV, k_sa_dfl, NULL, 8);
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		sigaction(SIGSEGV, &sa, NULL);
 		setrlimit(RLIMIT_CORE, &no_core);
 		_exit(*(volatile unsigned char *)p == 0x5a ? 0 : 3);
 	}
