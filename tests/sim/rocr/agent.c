@@ -263,8 +263,9 @@ hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t memory_pool,
 }
 
 /*
- * ACCESS only: the owner and everyone for the system pool by default, a
- * GPU pool from any other agent after hsa_amd_agents_allow_access.
+ * ACCESS only: allowed by default to the owner, and to everyone for the
+ * system pool; a GPU pool is disallowed by default to any other agent
+ * (hsa_amd_agents_allow_access grants it per allocation).
  */
 SIM_API hsa_status_t HSA_API hsa_amd_agent_memory_pool_get_info(
         hsa_agent_t agent, hsa_amd_memory_pool_t memory_pool,

@@ -267,11 +267,9 @@ static hsa_status_t sim_open(void)
 	for (int i = 0; i < sim.nagents; i++) {
 		struct sim_agent *a = &sim.agents[i];
 
-		a->magic = SIM_AGENT_MAGIC;
 		a->index = i;
 		a->type = i == 0 ? HSA_DEVICE_TYPE_CPU : HSA_DEVICE_TYPE_GPU;
 		a->used = 0;
-		a->pool.magic = SIM_POOL_MAGIC;
 		a->pool.owner = a;
 	}
 	if (sim_windows_reserve()) {

@@ -6,7 +6,6 @@
 #include <time.h>
 
 struct sim_signal {
-	uint32_t magic;
 	hsa_signal_value_t value;
 	struct sim_signal *next;
 };
@@ -71,7 +70,6 @@ SIM_API hsa_status_t HSA_API hsa_signal_create(hsa_signal_value_t initial_value,
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-	g->magic = SIM_SIG_MAGIC;
 	g->value = initial_value;
 	pthread_mutex_lock(&sim_sig_lock);
 	g->next = sim_signals;

@@ -85,24 +85,19 @@ hsa_status_t hsa_amd_portable_close_dmabuf(int dmabuf);
 
 #define SIM_API __attribute__((visibility("default")))
 
-#define SIM_MAX_GPUS    16
-#define SIM_MAX_AGENTS  (SIM_MAX_GPUS + 1)
-#define SIM_DEV_WINDOW  (64ULL << 30) /* address window per GPU */
-#define SIM_DEV_MEMORY  (16ULL << 30) /* GPU pool size */
-#define SIM_SYS_MEMORY  (64ULL << 30) /* CPU pool size */
-#define SIM_LARGE       (2ULL << 20)  /* large allocations align to this */
-#define SIM_AGENT_MAGIC 0x52434f52u   /* "ROCR" */
-#define SIM_POOL_MAGIC  0x4c4f4f50u   /* "POOL" */
-#define SIM_SIG_MAGIC   0x4c474953u   /* "SIGL" */
+#define SIM_MAX_GPUS   16
+#define SIM_MAX_AGENTS (SIM_MAX_GPUS + 1)
+#define SIM_DEV_WINDOW (64ULL << 30) /* address window per GPU */
+#define SIM_DEV_MEMORY (16ULL << 30) /* GPU pool size */
+#define SIM_SYS_MEMORY (64ULL << 30) /* CPU pool size */
+#define SIM_LARGE      (2ULL << 20)  /* large allocations align to this */
 
 struct sim_pool {
-	uint32_t magic;
 	struct sim_agent *owner;
 };
 
 /* agents[0] is the CPU; agents[1 + i] is GPU i. */
 struct sim_agent {
-	uint32_t magic;
 	int index;
 	hsa_device_type_t type;
 	uintptr_t win_base; /* GPU: address window */
