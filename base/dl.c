@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* dl.c: dlopen with an override variable, and a symbol-table loop. */
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* access.c: hmr_mr_access, the target-side check of software RMA. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* bind.c: counters, endpoints, fi_mr_bind and fi_mr_enable. */
 #include <stdlib.h>
 

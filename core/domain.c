@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* domain.c: opening and closing domains, their mr_mode, and their ops. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* domain.h: the internal domain, MR, counter and endpoint objects. */
 #ifndef HMR_CORE_DOMAIN_H
 #define HMR_CORE_DOMAIN_H

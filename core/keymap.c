@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* keymap.c: the hash map behind keys and mapped raw keys. */
 #include <stdlib.h>
 

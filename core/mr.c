@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* mr.c: fi_mr_reg/regv/regattr, fi_close of an MR, and its control. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* mr_check.c: what fi_mr(3) and the domain's mode allow in a request. */
 #include "base/range.h"
 #include "base/host.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* mr_check.h: argument checks shared by every registration call. */
 #ifndef HMR_CORE_MR_CHECK_H
 #define HMR_CORE_MR_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* rawkey.c: fi_mr_raw_attr, fi_mr_map_raw and fi_mr_unmap_key. */
 #include <string.h>
 

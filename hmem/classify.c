@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* classify.c: what memory a pointer is, and the public hmem calls. */
 #include <string.h>
 

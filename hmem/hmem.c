@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* hmem.c: the backend table, lazy start-up, selection, classification. */
 #include <pthread.h>
 #include <stdatomic.h>

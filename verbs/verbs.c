@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs.c: the verbs registrar: probing, opening and closing a NIC. */
 #include <errno.h>
 #include <stdio.h>

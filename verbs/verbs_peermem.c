@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs_peermem.c: is a peer-memory kernel module loaded for an iface? */
 #include <stdio.h>
 #include <stdlib.h>

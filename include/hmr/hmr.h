@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* hmr.h: hmr's own calls: domains, counters, endpoints, the access check. */
 #ifndef HMR_HMR_H
 #define HMR_HMR_H

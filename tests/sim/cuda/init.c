@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* init.c: configuration from the environment, fault injection, cuInit. */
 #include "sim_cuda.h"
 

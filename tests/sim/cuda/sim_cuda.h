@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* sim_cuda.h: the CUDA driver simulator's shared state and internal API. */
 #ifndef HMR_SIM_CUDA_H
 #define HMR_SIM_CUDA_H
