@@ -6,6 +6,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "base/ops.h"
 #include "core/domain.h"
 #include "base/log.h"
 
@@ -75,21 +76,13 @@ static uint64_t random64(void)
 static pthread_once_t merge_once = PTHREAD_ONCE_INIT;
 static struct hmr_registrar_ops merged[HMR_DOMAIN_VERBS + 1];
 
-#define FILL(slot)  m->slot = r->slot ? r->slot : hmr__registrar_stubs.slot;
-#define COUNT(slot) +1
-_Static_assert(sizeof(struct hmr_registrar_ops) ==
-                       offsetof(struct hmr_registrar_ops, probe) +
-                               (0 HMR_REGISTRAR_SLOTS(COUNT)) *
-                                       sizeof(int (*)(void)),
-               "HMR_REGISTRAR_SLOTS must list every slot");
+HMR_OPS_CHECK(struct hmr_registrar_ops, probe, HMR_REGISTRAR_SLOTS);
+
 static void merge(struct hmr_registrar_ops *m,
                   const struct hmr_registrar_ops *r)
 {
-	*m = *r;
-	HMR_REGISTRAR_SLOTS(FILL)
+	HMR_OPS_MERGE(HMR_REGISTRAR_SLOTS, m, r, &hmr__registrar_stubs);
 }
-#undef COUNT
-#undef FILL
 
 static void merge_kinds(void)
 {

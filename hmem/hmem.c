@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ops.h"
 #include "hmem/hmem.h"
 #include "base/log.h"
 
@@ -32,21 +33,13 @@ static bool any_device;     /* A present backend other than system. */
 static atomic_bool started; /* Set (release) when start() is done. */
 static bool p2p_disabled;
 
+HMR_OPS_CHECK(struct hmr_backend_ops, init, HMR_BACKEND_SLOTS);
+
 /* Every slot of b, or the stub where b leaves it NULL. */
-#define FILL(slot)  m->slot = b->slot ? b->slot : hmr__backend_stubs.slot;
-#define COUNT(slot) +1
-_Static_assert(sizeof(struct hmr_backend_ops) ==
-                       offsetof(struct hmr_backend_ops, init) +
-                               (0 HMR_BACKEND_SLOTS(COUNT)) *
-                                       sizeof(int (*)(void)),
-               "HMR_BACKEND_SLOTS must list every slot of hmr_backend_ops");
 static void merge(struct hmr_backend_ops *m, const struct hmr_backend_ops *b)
 {
-	*m = *b;
-	HMR_BACKEND_SLOTS(FILL)
+	HMR_OPS_MERGE(HMR_BACKEND_SLOTS, m, b, &hmr__backend_stubs);
 }
-#undef COUNT
-#undef FILL
 
 /* HMR_HMEM, else FI_HMEM: a comma list of names; unset means all. A
  * leading '^' excludes the listed ones instead. */
