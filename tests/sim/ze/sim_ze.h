@@ -51,8 +51,9 @@
  *   HMR_SIM_ZE_FD_MODE, see export.c.
  *
  * Locking: one mutex, sim.lock, protects everything in struct sim_state,
- * the devices and every handle object; init.c's counters and failure
- * rules have their own locks, taken after sim.lock when both are held.
+ * the devices and the context list; init.c's call counters and failure
+ * rules have a lock each, never held together with sim.lock.  Command
+ * lists are the caller's to serialize, as the API says.
  */
 
 #ifndef _GNU_SOURCE
@@ -161,7 +162,6 @@ struct sim_alloc {
 	ze_device_handle_t dev; /* NULL for host memory and unbound shared */
 	uint64_t id;            /* ze_memory_allocation_properties_t.id */
 	struct sim_mem mem;     /* no memfd for IMPORT */
-	size_t map_len;         /* host: bytes mapped at base (alignment) */
 	int drv_fd;             /* driver-owned export fd, -1 before */
 	int drv_fd_broken;      /* the caller closed it */
 };
