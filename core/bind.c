@@ -2,6 +2,7 @@
 /* bind.c: counters, endpoints, fi_mr_bind and fi_mr_enable. */
 #include <stdlib.h>
 
+#include "base/alloc.h"
 #include "core/domain.h"
 #include "base/log.h"
 
@@ -120,7 +121,7 @@ int hmr_cntr_open(struct fid_domain *domain, struct fid_cntr **cntr)
 
 	if (ret || !cntr)
 		return ret ? ret : -FI_EINVAL;
-	c = calloc(1, sizeof(*c));
+	c = hmr__calloc(1, sizeof(*c));
 	if (!c)
 		return -FI_ENOMEM;
 	c->cntr_fid.ops = &cntr_ops;
@@ -142,7 +143,7 @@ int hmr_ep_open(struct fid_domain *domain, struct fid **ep)
 
 	if (ret || !ep)
 		return ret ? ret : -FI_EINVAL;
-	e = calloc(1, sizeof(*e));
+	e = hmr__calloc(1, sizeof(*e));
 	if (!e)
 		return -FI_ENOMEM;
 	add_bindable(hmr__domain(&domain->fid), &e->b, &e->fid, FI_CLASS_EP);
@@ -234,7 +235,7 @@ static int add_binding(struct hmr_mr *mr, struct hmr_bindable *b,
 			return 0;
 		}
 	}
-	grown = realloc(mr->binds, (mr->nbinds + 1) * sizeof(*grown));
+	grown = hmr__realloc(mr->binds, (mr->nbinds + 1) * sizeof(*grown));
 	if (!grown)
 		return -FI_ENOMEM;
 	mr->binds = grown;

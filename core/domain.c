@@ -6,6 +6,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "base/alloc.h"
 #include "base/ops.h"
 #include "core/domain.h"
 #include "base/log.h"
@@ -285,7 +286,7 @@ int hmr_domain_open(const struct hmr_domain_attr *attr,
 	if (!domain)
 		return -FI_EINVAL;
 	*domain = NULL;
-	d = calloc(1, sizeof(*d));
+	d = hmr__calloc(1, sizeof(*d));
 	if (!d)
 		return -FI_ENOMEM;
 	ret = check_attr(attr, &d->attr);

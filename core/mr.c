@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hmem/hmem.h"
+#include "base/alloc.h"
 #include "base/host.h"
 #include "base/log.h"
 #include "core/mr_check.h"
@@ -42,9 +43,10 @@ static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
 
 	if (mr)
 		memset(mr, 0, offsetof(struct hmr_mr, auth_key));
-	else if (!(mr = calloc(1, sizeof(*mr))))
+	else if (!(mr = hmr__calloc(1, sizeof(*mr))))
 		return -FI_ENOMEM;
-	mr->iov = count == 1 ? &mr->iov_one : calloc(count, sizeof(*mr->iov));
+	mr->iov = count == 1 ? &mr->iov_one
+	                     : hmr__calloc(count, sizeof(*mr->iov));
 	if (!mr->iov) {
 		free(mr);
 		return -FI_ENOMEM;

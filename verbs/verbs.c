@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/log.h"
 #include "verbs/verbs.h"
 
@@ -104,7 +105,7 @@ static void probe_odp(struct hmr_verbs *v)
 
 static int verbs_open(struct hmr_domain *d)
 {
-	struct hmr_verbs *v = calloc(1, sizeof(*v));
+	struct hmr_verbs *v = hmr__calloc(1, sizeof(*v));
 	int ret;
 
 	if (!v)
