@@ -224,6 +224,11 @@ err_close:
 	return ret;
 }
 
+void hmr__cuda_library(char *buf, size_t len)
+{
+	hmr__dl_path(handle, buf, len);
+}
+
 void hmr__cuda_unload(void)
 {
 	int i;
