@@ -275,4 +275,6 @@ const struct hmr_backend_ops hmr__neuron_backend = {
         .copy_from = neuron_copy_from,
         .dmabuf_get = neuron_dmabuf_get,
         .dmabuf_put = neuron_dmabuf_put,
+        .describe = hmr__neuron_describe,
+        .device = hmr__neuron_device,
 };

@@ -91,13 +91,20 @@ HMR_NEURON_CALLS(HMR_NEURON_FN_TYPE)
 /* The loaded runtime.  Written once by hmr__neuron_load (under hmem's
  * once), read-only after. */
 struct hmr_neuron {
-	uint32_t cores; /* nrt_get_total_nc_count at start */
+	uint32_t cores;    /* nrt_get_total_nc_count at start */
+	char library[256]; /* The path loaded. */
 #define HMR_NEURON_MEMBER(name, req, ret, params, hdr) hmr_##name##_fn name;
 	HMR_NEURON_CALLS(HMR_NEURON_MEMBER)
 #undef HMR_NEURON_MEMBER
 };
 
 extern struct hmr_neuron hmr__neuron;
+
+/* neuron_info.c: the describe and device slots. */
+struct hmr_hmem_backend_info;
+struct hmr_hmem_device_info;
+int hmr__neuron_describe(struct hmr_hmem_backend_info *info);
+int hmr__neuron_device(uint32_t index, struct hmr_hmem_device_info *info);
 
 /* neuron_load.c: dlopen (HMR_NEURON_LIBRARY overrides), resolve, count
  * the cores; -FI_ENOSYS with the reason when absent. */

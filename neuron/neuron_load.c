@@ -5,9 +5,13 @@
 
 #include <hmr/fi_mr.h>
 
+#include "base/config.h"
 #include "base/dl.h"
 #include "base/log.h"
 #include "neuron/neuron_api.h"
+
+HMR_CONFIG_VAR(HMR_NEURON_LIBRARY, NULL,
+               "the Neuron runtime library to load instead of libnrt.so.1");
 
 struct hmr_neuron hmr__neuron;
 
@@ -135,6 +139,7 @@ int hmr__neuron_load(char *why, size_t why_len)
 		hmr__neuron = (struct hmr_neuron){0};
 		return ret;
 	}
+	hmr__dl_path(handle, hmr__neuron.library, sizeof(hmr__neuron.library));
 	hmr_info("neuron: %u NeuronCores; dma-buf export %s; address query "
 	         "%s; copy to device %s",
 	         hmr__neuron.cores,

@@ -13,6 +13,7 @@
 
 #include <hmr/fi_mr.h>
 
+#include "base/config.h"
 #include "base/hash.h"
 #include "base/log.h"
 #include "neuron/neuron_api.h"
@@ -227,11 +228,15 @@ bool hmr__neuron_maps_fast(void)
 	return fast;
 }
 
+HMR_CONFIG_VAR(HMR_NEURON_MAPS, "auto",
+               "how Neuron mappings are found: auto (the PROCMAP_QUERY "
+               "ioctl where the kernel has it), read (/proc/self/maps)");
+
 /* A question about this very code's mapping tells whether the kernel
  * answers PROCMAP_QUERY at all (ENOTTY before 6.11). */
 void hmr__neuron_maps_init(void)
 {
-	const char *mode = getenv("HMR_NEURON_MAPS");
+	const char *mode = hmr__config_get("HMR_NEURON_MAPS", NULL);
 	struct hmr_procmap_query q;
 	int fd;
 

@@ -239,4 +239,20 @@ HMR_TEST(neuron_query_device_pointer_costs_no_maps_read_with_procmap_query)
 	a.free(&t);
 }
 
+/* Before registering: cores as devices, dma-buf "unknown until tried". */
+HMR_TEST(neuron_backend_and_device_info_before_registering)
+{
+	struct hmr_hmem_backend_info b = HMR_HMEM_BACKEND_INFO_INIT;
+	struct hmr_hmem_device_info d = HMR_HMEM_DEVICE_INFO_INIT;
+
+	ASSERT_OK(hmr_hmem_backend_info(FI_HMEM_NEURON, &b));
+	ASSERT_TRUE(strstr(b.library, "libnrt.so.1") != NULL);
+	ASSERT_GT(b.devices, 0);
+	ASSERT_OK(hmr_hmem_device_info(FI_HMEM_NEURON, 0, &d));
+	ASSERT_EQ(d.dmabuf, -1);
+	ASSERT_TRUE(strstr(d.dmabuf_why, "nrt_get_dmabuf_fd") != NULL);
+	ASSERT_EQ(hmr_hmem_device_info(FI_HMEM_NEURON, b.devices, &d),
+	          -FI_ENOENT);
+}
+
 HMR_TEST_MAIN()
