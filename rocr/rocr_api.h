@@ -190,8 +190,11 @@ void hmr__rocr_unload(void);
 int hmr__rocr_check(const char *call, hmr_hsa_status_t s);
 #define HMR_HSA(name, ...) hmr__rocr_check(#name, hmr__rocr.name(__VA_ARGS__))
 
-/* "HSA_STATUS_ERROR_...: text (0x1008)" for log lines and reasons. */
+/* "HSA_STATUS_ERROR_...: what it means (0x1008)", hsa_status_string's
+ * text, for log lines; _name: "HSA_STATUS_ERROR_... (0x1008)", its name
+ * only, for the short reasons hmr_hmem_status reports. */
 const char *hmr__rocr_status_text(hmr_hsa_status_t s, char *buf, size_t len);
+const char *hmr__rocr_status_name(hmr_hsa_status_t s, char *buf, size_t len);
 
 /* rocr_dmabuf.c: decide hmr__rocr.dmabuf once, at start. */
 void hmr__rocr_dmabuf_detect(void);

@@ -155,7 +155,7 @@ void hmr__rocr_dmabuf_detect(void)
 	if (s != HMR_HSA_STATUS_SUCCESS) {
 		snprintf(r->dmabuf_why, sizeof(r->dmabuf_why),
 		         "hsa_system_get_info(DMABUF_SUPPORTED): %s",
-		         hmr__rocr_status_text(s, text, sizeof(text)));
+		         hmr__rocr_status_name(s, text, sizeof(text)));
 		return;
 	}
 	if (!yes) {

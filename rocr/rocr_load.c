@@ -2,6 +2,7 @@
 /* rocr_load.c: loading libhsa-runtime64: dlopen, hsa_init, the agents. */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <hmr/fi_mr.h>
@@ -33,6 +34,21 @@ const char *hmr__rocr_status_text(hmr_hsa_status_t s, char *buf, size_t len)
 	    hmr__rocr.hsa_status_string(s, &text) != HMR_HSA_STATUS_SUCCESS)
 		text = NULL;
 	snprintf(buf, len, "%s (%#x)", text ? text : "HSA status", (unsigned)s);
+	return buf;
+}
+
+const char *hmr__rocr_status_name(hmr_hsa_status_t s, char *buf, size_t len)
+{
+	const char *text = NULL;
+	size_t n;
+
+	if (!hmr__rocr.hsa_status_string ||
+	    hmr__rocr.hsa_status_string(s, &text) != HMR_HSA_STATUS_SUCCESS ||
+	    !text)
+		text = "HSA status";
+	/* ROCr's texts start with the status's name, then ": ". */
+	n = strcspn(text, ":");
+	snprintf(buf, len, "%.*s (%#x)", (int)n, text, (unsigned)s);
 	return buf;
 }
 
@@ -103,7 +119,7 @@ static int find_agents(char *why, size_t why_len)
 	if (s != HMR_HSA_STATUS_SUCCESS) {
 		snprintf(why, why_len, "%s: %s",
 		         w.failed ? "hsa_agent_get_info" : "hsa_iterate_agents",
-		         hmr__rocr_status_text(s, text, sizeof(text)));
+		         hmr__rocr_status_name(s, text, sizeof(text)));
 		return to_errno(s) == -FI_ENOMEM ? -FI_ENOMEM : -FI_EIO;
 	}
 	if (w.gpus_seen > HMR_MAX_DEVICES)
@@ -127,7 +143,9 @@ static int start_runtime(char *why, size_t why_len)
 		started = true;
 		return 0;
 	}
-	hmr__rocr_status_text(s, text, sizeof(text));
+	hmr_info("rocr: hsa_init: %s",
+	         hmr__rocr_status_text(s, text, sizeof(text)));
+	hmr__rocr_status_name(s, text, sizeof(text));
 	if (s == HMR_HSA_STATUS_ERROR_OUT_OF_RESOURCES) {
 		snprintf(why, why_len, "hsa_init: %s: no usable GPU%s", text,
 		         access("/dev/kfd", F_OK) ? " (/dev/kfd is absent)"
