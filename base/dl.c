@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* dl.c: dlopen with an override variable, and a symbol-table loop. */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -5,13 +6,15 @@
 
 #include <hmr/fi_mr.h>
 
+#include "base/config.h"
 #include "base/dl.h"
 #include "base/log.h"
 
 int hmr__dl_open(const char *override_env, const char *const *names,
                  size_t count, void **handle, char *why, size_t why_len)
 {
-	const char *path = override_env ? getenv(override_env) : NULL;
+	const char *path =
+	        override_env ? hmr__config_get(override_env, NULL) : NULL;
 	size_t i;
 
 	if (path && *path) {

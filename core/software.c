@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* software.c: the software registrar: keys only, access checked in core. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* hmem.h: the backend interface and the classification entry points. */
 #ifndef HMR_HMEM_HMEM_H
 #define HMR_HMEM_HMEM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* system.c: the host backend: plain memory, no runtime. */
 #include <string.h>
 

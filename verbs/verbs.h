@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs.h: the verbs registrar's state, shared by its files. */
 #ifndef HMR_VERBS_H
 #define HMR_VERBS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs_mr.c: one registration through rdma-core: host, dma-buf, peer. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* hmr.h: hmr's own calls: domains, counters, endpoints, the access check. */
 #ifndef HMR_HMR_H
 #define HMR_HMR_H
@@ -281,6 +282,36 @@ HMR_EXPORT int hmr_hmem_ipc_close(enum fi_hmem_iface iface, void *ptr);
 /* Copy between host memory and device memory of any interface. */
 HMR_EXPORT int hmr_hmem_copy_to(void *dev, const void *host, size_t len);
 HMR_EXPORT int hmr_hmem_copy_from(void *host, const void *dev, size_t len);
+
+/*
+ * Settings.  Every environment variable hmr reads is a setting with a
+ * name, a default and a help text; a program may set one with
+ * hmr_config_set instead of the environment (the API value wins over the
+ * environment, which wins over the default).  Most settings are read
+ * once, when the part that uses them starts (the log level at the first
+ * log line, HMR_HMEM when the first domain with FI_HMEM classifies
+ * memory): set them before.  hmr_config_entry lists them all, with the
+ * value in force and where it came from, as hmr_info prints them.
+ */
+enum hmr_config_source {
+	HMR_CONFIG_DEFAULT = 0,
+	HMR_CONFIG_ENV = 1,
+	HMR_CONFIG_API = 2,
+};
+
+struct hmr_config_info {
+	const char *name;
+	const char *value;         /* NULL: unset. */
+	const char *default_value; /* NULL: no default. */
+	const char *help;
+	enum hmr_config_source source;
+};
+
+/* value NULL unsets the API value.  -FI_ENOENT: no such setting. */
+HMR_EXPORT int hmr_config_set(const char *name, const char *value);
+/* The index-th setting (0, 1, ...); -FI_ENOENT past the last.  The
+ * strings stay valid while the library is loaded. */
+HMR_EXPORT int hmr_config_entry(size_t index, struct hmr_config_info *info);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_cuda_backend.c: the CUDA backend through the simulated libcuda. */
 #include <dirent.h>
 #include <string.h>
