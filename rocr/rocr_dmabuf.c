@@ -2,13 +2,18 @@
 /* rocr_dmabuf.c: can ROCr's dma-bufs work here? Runtime first, then kernel. */
 #include <dlfcn.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "base/config.h"
 #include "base/dl.h"
 #include "base/log.h"
 #include "rocr/rocr_api.h"
+
+HMR_CONFIG_VAR(HMR_ROCR_KERNEL_CONFIG, NULL,
+               "the kernel configuration the ROCr backend reads to decide "
+               "dma-buf support, instead of /proc/config.gz or "
+               "/boot/config-$(uname -r)");
 
 /*
  * Three answers, never a wrong "yes" (libfabric's check returns an error
@@ -99,7 +104,8 @@ static bool read_config(const char *path, bool set[OPTIONS])
 /* 1: every option is y; 0: one is not (named in why); -1: unreadable. */
 static int kernel_config(char *why, size_t why_len)
 {
-	const char *env = getenv("HMR_ROCR_KERNEL_CONFIG"), *path = NULL;
+	const char *env = hmr__config_get("HMR_ROCR_KERNEL_CONFIG", NULL);
+	const char *path = NULL;
 	bool set[OPTIONS] = {false};
 	char boot[128] = "/boot/config-(uname failed)";
 	struct utsname u;

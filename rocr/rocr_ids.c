@@ -5,6 +5,7 @@
 
 #include <hmr/fi_mr.h>
 
+#include "base/alloc.h"
 #include "base/log.h"
 #include "base/range.h"
 #include "hmem/hmem.h"
@@ -65,7 +66,7 @@ static struct entry **slot(uintptr_t base, bool import)
 /* Locked: a new entry at the end of its bucket. */
 static int insert(uintptr_t base, size_t size, bool import, uint64_t *id)
 {
-	struct entry **pp = slot(base, import), *e = calloc(1, sizeof(*e));
+	struct entry **pp = slot(base, import), *e = hmr__calloc(1, sizeof(*e));
 
 	if (!e)
 		return -FI_ENOMEM;

@@ -7,9 +7,13 @@
 
 #include <hmr/fi_mr.h>
 
+#include "base/config.h"
 #include "base/dl.h"
 #include "base/log.h"
 #include "rocr/rocr_api.h"
+
+HMR_CONFIG_VAR(HMR_ROCR_LIBRARY, NULL,
+               "the ROCr runtime to load instead of libhsa-runtime64.so.1");
 
 struct hmr_rocr hmr__rocr;
 static void *handle;
