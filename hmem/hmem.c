@@ -34,6 +34,7 @@ static const struct hmr_backend_ops *const built[IFACES] = {
         [FI_HMEM_SYSTEM] = &hmr__system_backend,
         [FI_HMEM_CUDA] = &hmr__cuda_backend,
         [FI_HMEM_NEURON] = &hmr__neuron_backend,
+        [FI_HMEM_ROCR] = &hmr__rocr_backend,
 };
 
 /* Written once under `once`, read-only afterwards. */
