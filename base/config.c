@@ -15,16 +15,35 @@ extern const struct hmr__config_var __stop_hmr_config[];
 HMR_CONFIG_VAR(HMR_LOG_LEVEL, "warn",
                "log level on stderr: none, warn, info, debug");
 
-/* Values set with hmr_config_set, by declared variable.  Copies owned
- * here, never freed while the library is loaded (a pointer handed out by
- * hmr__config_get stays valid). */
+/* Values set with hmr_config_set, by declared variable.  Every copy ever
+ * set is kept on `copies` and freed only at unload: a pointer handed out
+ * by hmr__config_get stays valid while the library is loaded. */
 #define MAX_SETS 64
+struct copy {
+	struct copy *next;
+	char value[];
+};
 static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	const struct hmr__config_var *var;
 	const char *value;
-} sets[MAX_SETS];    /* (set_lock) */
-static size_t nsets; /* (set_lock) */
+} sets[MAX_SETS];           /* (set_lock) */
+static size_t nsets;        /* (set_lock) */
+static struct copy *copies; /* (set_lock) */
+
+__attribute__((destructor)) static void free_copies(void)
+{
+	struct copy *c, *next;
+
+	pthread_mutex_lock(&set_lock);
+	for (c = copies; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	copies = NULL;
+	nsets = 0;
+	pthread_mutex_unlock(&set_lock);
+}
 
 static const struct hmr__config_var *find(const char *name)
 {
@@ -92,7 +111,7 @@ int hmr__config_true(const char *name)
 int hmr_config_set(const char *name, const char *value)
 {
 	const struct hmr__config_var *v;
-	char *copy;
+	struct copy *copy = NULL;
 	size_t i;
 
 	if (!name)
@@ -102,9 +121,12 @@ int hmr_config_set(const char *name, const char *value)
 		hmr_warn("hmr_config_set: no setting named %s", name);
 		return -FI_ENOENT;
 	}
-	copy = value ? strdup(value) : NULL;
-	if (value && !copy)
-		return -FI_ENOMEM;
+	if (value) {
+		copy = malloc(sizeof(*copy) + strlen(value) + 1);
+		if (!copy)
+			return -FI_ENOMEM;
+		strcpy(copy->value, value);
+	}
 	pthread_mutex_lock(&set_lock);
 	for (i = 0; i < nsets && sets[i].var != v; i++)
 		;
@@ -113,9 +135,12 @@ int hmr_config_set(const char *name, const char *value)
 		free(copy);
 		return -FI_ENOSPC;
 	}
-	/* The old copy is leaked on purpose: a reader may hold it. */
+	if (copy) {
+		copy->next = copies;
+		copies = copy;
+	}
 	sets[i].var = v;
-	sets[i].value = copy;
+	sets[i].value = copy ? copy->value : NULL;
 	if (i == nsets)
 		nsets++;
 	pthread_mutex_unlock(&set_lock);
