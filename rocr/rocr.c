@@ -302,4 +302,6 @@ const struct hmr_backend_ops hmr__rocr_backend = {
         .ipc_get = rocr_ipc_get,
         .ipc_open = rocr_ipc_open,
         .ipc_close = rocr_ipc_close,
+        .describe = hmr__rocr_describe,
+        .device = hmr__rocr_device,
 };

@@ -66,7 +66,10 @@ enum {
 };
 
 enum {
-	HMR_HSA_AGENT_INFO_DEVICE = 17, /* hsa_device_type_t */
+	HMR_HSA_AGENT_INFO_NAME = 0,           /* char[64] */
+	HMR_HSA_SYSTEM_INFO_VERSION_MAJOR = 0, /* uint16_t */
+	HMR_HSA_SYSTEM_INFO_VERSION_MINOR = 1, /* uint16_t */
+	HMR_HSA_AGENT_INFO_DEVICE = 17,        /* hsa_device_type_t */
 	HMR_HSA_DEVICE_TYPE_CPU = 0,
 	HMR_HSA_DEVICE_TYPE_GPU = 1,
 };
@@ -169,9 +172,16 @@ struct hmr_rocr {
 	hmr_hsa_agent_t cpu[HMR_MAX_DEVICES];
 	enum hmr_rocr_dmabuf dmabuf;
 	char dmabuf_why[160];
+	char library[256]; /* The path loaded. */
 };
 
 extern struct hmr_rocr hmr__rocr;
+
+/* rocr_info.c: the describe and device slots. */
+struct hmr_hmem_backend_info;
+struct hmr_hmem_device_info;
+int hmr__rocr_describe(struct hmr_hmem_backend_info *info);
+int hmr__rocr_device(uint32_t index, struct hmr_hmem_device_info *info);
 
 /* rocr_load.c: dlopen, resolve, hsa_init, the agents, dma-buf support. */
 int hmr__rocr_load(char *why, size_t why_len);

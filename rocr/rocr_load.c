@@ -195,6 +195,7 @@ int hmr__rocr_load(char *why, size_t why_len)
 	if (ret)
 		goto err_shut_down;
 	hmr__rocr_dmabuf_detect();
+	hmr__dl_path(handle, hmr__rocr.library, sizeof(hmr__rocr.library));
 	log_runtime();
 	return 0;
 

@@ -166,6 +166,40 @@ HMR_TEST(rocr_dmabuf_refused_when_the_kernel_lacks_p2pdma)
 	expect_no_dmabuf("lacks CONFIG_PCI_P2PDMA=y");
 }
 
+/* What a program learns before registering: the same three answers. */
+static void expect_device_dmabuf(int answer, const char *why)
+{
+	struct hmr_hmem_backend_info b = HMR_HMEM_BACKEND_INFO_INIT;
+	struct hmr_hmem_device_info d = HMR_HMEM_DEVICE_INFO_INIT;
+
+	ASSERT_OK(hmr_hmem_backend_info(FI_HMEM_ROCR, &b));
+	ASSERT_EQ(b.devices, 2);
+	ASSERT_TRUE(strstr(b.peermem, "amdgpu_peermem") != NULL);
+	ASSERT_OK(hmr_hmem_device_info(FI_HMEM_ROCR, 1, &d));
+	ASSERT_EQ(d.device, 1);
+	ASSERT_EQ(d.dmabuf, answer);
+	ASSERT_TRUE(strstr(d.dmabuf_why, why) != NULL);
+	ASSERT_EQ(hmr_hmem_device_info(FI_HMEM_ROCR, 2, &d), -FI_ENOENT);
+}
+
+HMR_TEST(rocr_device_info_dmabuf_yes_no_unknown_with_reason)
+{
+	case_env("HMR_ROCR_KERNEL_CONFIG", getenv("HMR_TEST_KCONFIG_YES_GZ"));
+	expect_device_dmabuf(1, "say yes");
+}
+
+HMR_TEST(rocr52_device_info_says_no_dmabuf_and_why)
+{
+	case_runtime("HMR_TEST_SIM_ROCM52");
+	expect_device_dmabuf(0, "lacks hsa_amd_portable_export_dmabuf");
+}
+
+HMR_TEST(rocr_device_info_unknown_kernel_config_is_unknown)
+{
+	case_env("HMR_ROCR_KERNEL_CONFIG", "/nonexistent/config");
+	expect_device_dmabuf(-1, "/nonexistent/config");
+}
+
 /* No configuration to read: "unknown", so the export is tried. */
 HMR_TEST(rocr_dmabuf_unknown_kernel_config_still_exports)
 {
