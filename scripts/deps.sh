@@ -12,6 +12,7 @@ $sudo apt-get install -y -q --no-install-recommends \
 	libclang-rt-14-dev \
 	libfabric-dev libucx-dev libibverbs-dev ibverbs-providers \
 	ibverbs-utils rdma-core \
+	man-db groff-base python3 \
 	libze-dev libze1 libhsa-runtime-dev \
 	qemu-system-x86 busybox-static iproute2 kmod cpio xz-utils \
 	ca-certificates
