@@ -83,21 +83,27 @@ static const char *const hccl_names[] = {
         "hcclPortDown",
 };
 
+/* The -FI_E* code of a status: HMR_SYN_STATUSES, else -FI_EIO. */
+static int status_code(hmr_synStatus st)
+{
+	size_t i;
+
+	for (i = 0; i < COUNT(statuses); i++)
+		if (statuses[i].status == st)
+			return statuses[i].code;
+	return -FI_EIO;
+}
+
 /* "synMappingNotFound (34)", plus the runtime's own description. */
-static const char *status_text(hmr_synStatus st, int *code, char *buf,
-                               size_t len)
+static const char *status_text(hmr_synStatus st, char *buf, size_t len)
 {
 	char desc[64] = "";
 	const char *name = "synStatus";
 	size_t i;
 
-	*code = -FI_EIO;
-	for (i = 0; i < COUNT(statuses); i++) {
-		if (statuses[i].status == st) {
+	for (i = 0; i < COUNT(statuses); i++)
+		if (statuses[i].status == st)
 			name = statuses[i].name;
-			*code = statuses[i].code;
-		}
-	}
 	if (hmr__synapseai.synStatusGetBriefDescription &&
 	    hmr__synapseai.synStatusGetBriefDescription(
 	            st, desc, sizeof(desc)) != HMR_synSuccess)
@@ -110,12 +116,11 @@ static const char *status_text(hmr_synStatus st, int *code, char *buf,
 int hmr__synapseai_check(const char *call, hmr_synStatus st)
 {
 	char text[128];
-	int code;
 
 	if (st == HMR_synSuccess)
 		return 0;
-	hmr_warn("%s: %s", call, status_text(st, &code, text, sizeof(text)));
-	return code;
+	hmr_warn("%s: %s", call, status_text(st, text, sizeof(text)));
+	return status_code(st);
 }
 
 int hmr__hccl_check(const char *call, int result)
@@ -192,7 +197,6 @@ static int acquire(char *why, size_t why_len)
 	struct hmr_synapseai *s = &hmr__synapseai;
 	hmr_synDeviceId id = 0;
 	char text[128];
-	int code;
 	hmr_synStatus st = s->synDeviceAcquire(&id, NULL);
 
 	if (st == HMR_synSuccess) {
@@ -206,7 +210,7 @@ static int acquire(char *why, size_t why_len)
 		return 0;
 	}
 	snprintf(why, why_len, "synDeviceAcquire: %s (%u Gaudi on the host)",
-	         status_text(st, &code, text, sizeof(text)), s->device_count);
+	         status_text(st, text, sizeof(text)), s->device_count);
 	/* Every device held by other processes: none for this one. */
 	return st == HMR_synNoDeviceFound ? -FI_ENOSYS : -FI_EIO;
 }
@@ -218,14 +222,13 @@ static int device_info(char *why, size_t why_len)
 	hmr_synDeviceInfoV2 info;
 	uint64_t end;
 	char text[128];
-	int code;
 	hmr_synStatus st;
 
 	memset(&info, 0, sizeof(info));
 	st = s->synDeviceGetInfoV2(s->device, &info);
 	if (st != HMR_synSuccess) {
 		snprintf(why, why_len, "synDeviceGetInfoV2: %s",
-		         status_text(st, &code, text, sizeof(text)));
+		         status_text(st, text, sizeof(text)));
 		return -FI_EIO;
 	}
 	if (!info.globalHbmBaseAddress ||
@@ -256,18 +259,18 @@ static int start(char *why, size_t why_len)
 {
 	struct hmr_synapseai *s = &hmr__synapseai;
 	char text[128];
-	int code, ret;
+	int ret;
 	hmr_synStatus st = s->synInitialize();
 
 	if (st != HMR_synSuccess) {
 		snprintf(why, why_len, "synInitialize: %s",
-		         status_text(st, &code, text, sizeof(text)));
+		         status_text(st, text, sizeof(text)));
 		return st == HMR_synNoDeviceFound ? -FI_ENOSYS : -FI_EIO;
 	}
 	st = s->synDeviceGetCount(&s->device_count);
 	if (st != HMR_synSuccess) {
 		snprintf(why, why_len, "synDeviceGetCount: %s",
-		         status_text(st, &code, text, sizeof(text)));
+		         status_text(st, text, sizeof(text)));
 		return -FI_EIO;
 	}
 	if (s->device_count == 0) {

@@ -166,8 +166,7 @@ static void host_memory(uint64_t p, unsigned char *hbuf)
 static void flow(bool hccl)
 {
 	size_t len = 5 * MIB / 2 + 3;
-	unsigned char *src = malloc(len), *back = malloc(len),
-	              *hbuf = aligned_alloc(4096, 65536);
+	unsigned char *src, *back, *hbuf;
 	struct hmr_hmem_info info;
 	struct fid_domain *d;
 	struct fid_mr *mr;
@@ -178,6 +177,9 @@ static void flow(bool hccl)
 	if (CLEAN(hmr_hmem_status(FI_HMEM_SYNAPSEAI, NULL, 0)))
 		return;          /* start-up failed cleanly */
 	p = app_malloc(3 * MIB); /* on hmr's device: hmr acquired it */
+	src = malloc(len);
+	back = malloc(len);
+	hbuf = aligned_alloc(4096, 65536);
 	fds = count_fds() - hbm_fds();
 	hbm = hbm_fds();
 	if (!CLEAN(hmr_hmem_query((void *)(uintptr_t)(p + 100), 64, &info)))
@@ -194,8 +196,12 @@ static void flow(bool hccl)
 	ASSERT_EQ(count_fds() - hbm_fds(), fds);
 	/* HCL's fd may have been made; no dma-buf of hmr's is left. */
 	ASSERT_LE(hbm_fds(), hbm + (hccl ? 1 : 0));
-	/* What exit does (hmem's destructor): stream, staging, device. */
+	/* What exit does (hmem's destructor): stream, staging, device;
+	 * hbuf is unmapped by then even if its unregister failed. */
 	hmr__synapseai_unload();
+	free(src);
+	free(back);
+	free(hbuf);
 }
 
 /* The extra failure that makes synStatusGetBriefDescription run. */
