@@ -178,17 +178,22 @@ static void load_hlthunk(void)
 	char why[192];
 
 	if (hmr__dl_open("HMR_HLTHUNK_LIBRARY", names, COUNT(names),
-	                 &thunk_handle, why, sizeof(why)) ||
-	    hmr__dl_resolve(thunk_handle, thunk_syms, COUNT(thunk_syms), why,
-	                    sizeof(why))) {
-		hmr_info("synapseai: no hl-thunk dma-buf export (%s): "
-		         "hcclLookupDMABuff only",
-		         why);
-		hmr__synapseai.hlthunk_device_mapped_memory_export_dmabuf_fd =
-		        NULL;
-		return;
-	}
+	                 &thunk_handle, why, sizeof(why)))
+		goto absent;
+	if (hmr__dl_resolve(thunk_handle, thunk_syms, COUNT(thunk_syms), why,
+	                    sizeof(why)))
+		goto err_close;
 	hmr__synapseai.hlthunk = true;
+	return;
+
+err_close:
+	dlclose(thunk_handle); /* nothing of it ran */
+	thunk_handle = NULL;
+absent:
+	hmr_info("synapseai: no hl-thunk dma-buf export (%s): "
+	         "hcclLookupDMABuff only",
+	         why);
+	hmr__synapseai.hlthunk_device_mapped_memory_export_dmabuf_fd = NULL;
 }
 
 /* The device: acquired by hmr, or the application's (then not ours). */
@@ -220,7 +225,6 @@ static int device_info(char *why, size_t why_len)
 {
 	struct hmr_synapseai *s = &hmr__synapseai;
 	hmr_synDeviceInfoV2 info;
-	uint64_t end;
 	char text[128];
 	hmr_synStatus st;
 
@@ -232,8 +236,7 @@ static int device_info(char *why, size_t why_len)
 		return -FI_EIO;
 	}
 	if (!info.globalHbmBaseAddress ||
-	    !hmr__range_valid(info.globalHbmBaseAddress, info.dramSize) ||
-	    !hmr__range_end(info.globalHbmBaseAddress, info.dramSize, &end)) {
+	    !hmr__range_valid(info.globalHbmBaseAddress, info.dramSize)) {
 		snprintf(why, why_len,
 		         "synDeviceGetInfoV2: no HBM range (base %#llx, %llu "
 		         "bytes)",
@@ -283,7 +286,9 @@ static int start(char *why, size_t why_len)
 		return ret;
 	ret = device_info(why, why_len);
 	if (ret && s->acquired) {
-		s->synDeviceRelease(s->device);
+		/* Given back for the application; its failure changes
+		 * nothing hmr could do. */
+		(void)s->synDeviceRelease(s->device);
 		s->acquired = false;
 	}
 	return ret;
