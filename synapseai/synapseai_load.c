@@ -6,10 +6,18 @@
 
 #include <hmr/fi_mr.h>
 
+#include "base/config.h"
 #include "base/dl.h"
 #include "base/log.h"
 #include "base/range.h"
 #include "synapseai/synapseai_api.h"
+
+HMR_CONFIG_VAR(HMR_SYNAPSEAI_LIBRARY, NULL,
+               "the SynapseAI runtime to load instead of libSynapse.so");
+HMR_CONFIG_VAR(HMR_HLTHUNK_LIBRARY, NULL,
+               "the hl-thunk library to load instead of libhl-thunk.so "
+               "(optional: without it, dma-bufs come from "
+               "hcclLookupDMABuff)");
 
 /*
  * Start-up: synInitialize, synDeviceGetCount (0: absent, with the
