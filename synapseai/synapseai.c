@@ -210,4 +210,8 @@ const struct hmr_backend_ops hmr__synapseai_backend = {
         .copy_from = hmr__synapseai_copy_from,
         .dmabuf_get = syn_dmabuf_get,
         .dmabuf_put = syn_dmabuf_put,
+        .describe = hmr__synapseai_describe,
+        .device = hmr__synapseai_device,
+        .alloc = hmr__synapseai_alloc,
+        .free = hmr__synapseai_free,
 };

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <hmr/hmr.h>
+
 /*
  * hmr builds without Habana's SDK (no distribution packages its headers):
  * these declarations follow the vendor's public headers, read, not
@@ -124,6 +126,12 @@ enum {
 	  (const hmr_synDeviceId, hmr_synDeviceInfoV2 *))                      \
 	X(synStatusGetBriefDescription, OPT, hmr_synStatus,                    \
 	  (hmr_synStatus, char *, uint64_t))                                   \
+	X(synDriverGetVersion, OPT, hmr_synStatus, (char *, const int))        \
+	X(synDeviceMalloc, OPT, hmr_synStatus,                                 \
+	  (const hmr_synDeviceId, const uint64_t, uint64_t, const uint32_t,    \
+	   uint64_t *))                                                        \
+	X(synDeviceFree, OPT, hmr_synStatus,                                   \
+	  (const hmr_synDeviceId, const uint64_t, const uint32_t))             \
 	X(synHostMap, OPT, hmr_synStatus,                                      \
 	  (const hmr_synDeviceId, const uint64_t, const void *))               \
 	X(synHostUnmap, OPT, hmr_synStatus,                                    \
@@ -168,7 +176,9 @@ struct hmr_synapseai {
 	hmr_synDeviceId device; /* the process's one device (Synapse: 0) */
 	uint32_t device_count;  /* Gaudis on the host */
 	int device_fd;          /* the runtime's device node (not hmr's) */
-	unsigned module;        /* deviceIndex, for log lines */
+	unsigned module;        /* deviceIndex */
+	int device_type;        /* [S1] synDeviceType: 4 Gaudi2, 5 Gaudi3 */
+	char library[256];      /* the libSynapse.so the loader found */
 	uint64_t hbm_base;      /* globalHbmBaseAddress */
 	uint64_t hbm_size;      /* dramSize */
 };
@@ -191,6 +201,12 @@ int hmr__hccl_check(const char *call, int result);
 int hmr__hlthunk_check(const char *call, int result);
 #define HMR_SYN(name, ...)                                                     \
 	hmr__synapseai_check(#name, hmr__synapseai.name(__VA_ARGS__))
+
+/* synapseai_info.c: hmr_hmem_backend_info, _device_info, _alloc, _free. */
+int hmr__synapseai_describe(struct hmr_hmem_backend_info *info);
+int hmr__synapseai_device(uint32_t index, struct hmr_hmem_device_info *info);
+int hmr__synapseai_alloc(uint64_t device, size_t len, void **ptr);
+int hmr__synapseai_free(void *ptr);
 
 /* synapseai_host.c: host mappings and copies. */
 /* 0 and the mapping when p lies in host memory hmr mapped (host_register);

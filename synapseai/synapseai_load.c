@@ -256,6 +256,7 @@ static int device_info(char *why, size_t why_len)
 	s->hbm_size = info.dramSize;
 	s->device_fd = (int)info.fd;
 	s->module = info.deviceIndex;
+	s->device_type = (int)info.deviceType;
 	hmr_info("synapseai: device %u (module %u, %s by hmr), HBM [%#llx, "
 	         "+%llu), dma-buf via %s",
 	         s->device, s->module,
@@ -320,6 +321,8 @@ int hmr__synapseai_load(char *why, size_t why_len)
 		syn_handle = NULL;
 		return ret;
 	}
+	hmr__dl_path(syn_handle, hmr__synapseai.library,
+	             sizeof(hmr__synapseai.library));
 	load_hlthunk();
 	/* From here on libSynapse stays loaded, started or not. */
 	return start(why, why_len);

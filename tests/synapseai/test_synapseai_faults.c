@@ -159,6 +159,18 @@ static void host_memory(uint64_t p, unsigned char *hbuf)
 	CLEAN(hmr_hmem_host_unregister(FI_HMEM_SYNAPSEAI, hbuf, 65536));
 }
 
+static void info_calls(void)
+{
+	struct hmr_hmem_backend_info b = HMR_HMEM_BACKEND_INFO_INIT;
+	struct hmr_hmem_device_info d = HMR_HMEM_DEVICE_INFO_INIT;
+	void *p;
+
+	CLEAN(hmr_hmem_backend_info(FI_HMEM_SYNAPSEAI, &b));
+	CLEAN(hmr_hmem_device_info(FI_HMEM_SYNAPSEAI, 0, &d));
+	if (!CLEAN(hmr_hmem_alloc(FI_HMEM_SYNAPSEAI, 0, 4096, &p)))
+		CLEAN(hmr_hmem_free(FI_HMEM_SYNAPSEAI, p));
+}
+
 /*
  * Everything the backend does, each step allowed to fail but never to
  * crash, return a positive code, give wrong bytes or leave an fd open.
@@ -171,12 +183,17 @@ static void flow(bool hccl)
 	struct fid_domain *d;
 	struct fid_mr *mr;
 	int fds, hbm, round;
+	void *dev;
 	uint64_t p;
 
 	app_load();
 	if (CLEAN(hmr_hmem_status(FI_HMEM_SYNAPSEAI, NULL, 0)))
-		return;          /* start-up failed cleanly */
-	p = app_malloc(3 * MIB); /* on hmr's device: hmr acquired it */
+		return; /* start-up failed cleanly */
+	if (CLEAN(hmr_hmem_alloc(FI_HMEM_SYNAPSEAI, 0, 3 * MIB, &dev))) {
+		hmr__synapseai_unload();
+		return;
+	}
+	p = (uintptr_t)dev;
 	src = malloc(len);
 	back = malloc(len);
 	hbuf = aligned_alloc(4096, 65536);
@@ -193,6 +210,8 @@ static void flow(bool hccl)
 	if (!CLEAN(reg_iface(d, p, MIB, FI_HMEM_SYNAPSEAI, 0, &mr)))
 		ASSERT_OK(fi_close(&mr->fid));
 	ASSERT_OK(fi_close(&d->fid));
+	info_calls();
+	CLEAN(hmr_hmem_free(FI_HMEM_SYNAPSEAI, dev));
 	ASSERT_EQ(count_fds() - hbm_fds(), fds);
 	/* HCL's fd may have been made; no dma-buf of hmr's is left. */
 	ASSERT_LE(hbm_fds(), hbm + (hccl ? 1 : 0));
