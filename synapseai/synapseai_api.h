@@ -107,16 +107,18 @@ enum {
 
 /*
  * Every entry point hmr calls, each written once:
- *   X(name, REQ or OPT, return type, parameter types)  [source]
+ *   X(name, REQ or OPT, return type, parameter types)
  * The lists make the function-pointer types (hmr_<name>_fn), the members
  * of struct hmr_synapseai and the loading tables (synapseai_load.c).  A
  * REQ entry the library lacks refuses it; an OPT entry is left NULL and
- * its callers check.  Only what start-up needs is REQ.
+ * its callers check.  Only what start-up needs is REQ.  The comment in
+ * front of each group names the header its prototypes come from.
  *
- * libSynapse.so.  All [S1] synapse_api.h, but hcclLookupDMABuff [H1].
- * synDestroy is deliberately absent: see synapseai_load.c.
+ * libSynapse.so.  synDestroy is deliberately absent: see
+ * synapseai_load.c.
  */
 #define HMR_SYN_CALLS(X)                                                       \
+	/* [S1] synapse_api.h: the instance and the device */                  \
 	X(synInitialize, REQ, hmr_synStatus, (void))                           \
 	X(synDeviceGetCount, REQ, hmr_synStatus, (uint32_t *))                 \
 	X(synDeviceAcquire, REQ, hmr_synStatus,                                \
@@ -124,9 +126,12 @@ enum {
 	X(synDeviceRelease, REQ, hmr_synStatus, (const hmr_synDeviceId))       \
 	X(synDeviceGetInfoV2, REQ, hmr_synStatus,                              \
 	  (const hmr_synDeviceId, hmr_synDeviceInfoV2 *))                      \
+	/* [S1] synapse_api.h: statuses and version ("size_t" is uint64_t      \
+	 * in C, synapse_common_types.h) */                                    \
 	X(synStatusGetBriefDescription, OPT, hmr_synStatus,                    \
 	  (hmr_synStatus, char *, uint64_t))                                   \
 	X(synDriverGetVersion, OPT, hmr_synStatus, (char *, const int))        \
+	/* [S1] synapse_api.h: device and host memory */                       \
 	X(synDeviceMalloc, OPT, hmr_synStatus,                                 \
 	  (const hmr_synDeviceId, const uint64_t, uint64_t, const uint32_t,    \
 	   uint64_t *))                                                        \
@@ -140,6 +145,7 @@ enum {
 	  (const hmr_synDeviceId, const uint64_t, const uint32_t, void **))    \
 	X(synHostFree, OPT, hmr_synStatus,                                     \
 	  (const hmr_synDeviceId, const void *, const uint32_t))               \
+	/* [S1] synapse_api.h: streams and copies */                           \
 	X(synStreamCreateGeneric, OPT, hmr_synStatus,                          \
 	  (hmr_synStreamHandle *, const hmr_synDeviceId, const uint32_t))      \
 	X(synStreamDestroy, OPT, hmr_synStatus, (const hmr_synStreamHandle))   \
@@ -148,9 +154,10 @@ enum {
 	X(synMemCopyAsync, OPT, hmr_synStatus,                                 \
 	  (const hmr_synStreamHandle, const uint64_t, const uint64_t,          \
 	   const uint64_t, const hmr_synDmaDir))                               \
+	/* [H1] hccl.h: an int (an hcclResult_t value), not an fd */           \
 	X(hcclLookupDMABuff, OPT, int, (uint64_t, uint64_t, int *))
 
-/* libhl-thunk.so [T1]: the one call of the hl-thunk dma-buf route. */
+/* libhl-thunk.so.  [T1] hlthunk.h: the one call of the hl-thunk route. */
 #define HMR_HLTHUNK_CALLS(X)                                                   \
 	X(hlthunk_device_mapped_memory_export_dmabuf_fd, REQ, int,             \
 	  (int, uint64_t, uint64_t, uint64_t, uint32_t))
