@@ -22,6 +22,7 @@ static const char *const iface_names[IFACES] = {
 static const struct hmr_backend_ops *const built[IFACES] = {
         [FI_HMEM_SYSTEM] = &hmr__system_backend,
         [FI_HMEM_CUDA] = &hmr__cuda_backend,
+        [FI_HMEM_ZE] = &hmr__ze_backend,
 };
 
 /* Written once under `once`, read-only afterwards. */
