@@ -60,7 +60,16 @@ uint32_t ze_driver_count(void)
 	return n;
 }
 
-static void get_hooks(char id, struct ze_hooks *h)
+struct ze_hooks ze_loader_start(char id)
+{
+	struct ze_hooks h;
+
+	load();
+	ze_get_hooks(id, &h);
+	return h;
+}
+
+void ze_get_hooks(char id, struct ze_hooks *h)
 {
 	const char *var =
 	        id == 'a' ? "HMR_SIM_ZE_DRIVER_A" : "HMR_SIM_ZE_DRIVER_B";
@@ -110,7 +119,7 @@ struct ze_drv ze_open(char id)
 	d.ndev = 8;
 	ZE_OK(ze.DeviceGet(d.handle, &d.ndev, d.dev));
 	ZE_OK(ze.ContextCreate(d.handle, &cdesc, &d.ctx));
-	get_hooks(id, &d.hooks);
+	ze_get_hooks(id, &d.hooks);
 	return d;
 }
 

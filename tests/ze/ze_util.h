@@ -51,6 +51,10 @@ static inline void case_env(const char *name, const char *value)
 /* zeInit through the loader, then driver `id` ('a' or 'b'): its index,
  * devices, a context and its hooks. */
 struct ze_drv ze_open(char id);
+/* The loader loaded and started (zeInit), nothing else: the hooks of
+ * driver `id`, so a case can inject failures into hmr's own calls. */
+struct ze_hooks ze_loader_start(char id);
+void ze_get_hooks(char id, struct ze_hooks *h);
 /* How many drivers the loader reports. */
 uint32_t ze_driver_count(void);
 void ze_close(struct ze_drv *d);
