@@ -273,14 +273,18 @@ static int ze_ipc_open(uint64_t device, const void *handle, size_t handle_size,
 
 static int ze_ipc_close(void *ptr)
 {
+	struct hmr_hmem_info info;
 	struct hmr_ze_owner o;
-	int ret = hmr__ze_owner(ptr, &o);
+	uint64_t end;
+	int ret = hmr__ze_query(ptr, &o, &info);
 
 	if (ret)
 		return ret == -FI_ENOENT ? -FI_EINVAL : ret;
+	ret = HMR_ZE(zeMemCloseIpcHandle, o.drv->ctx, ptr);
 	/* The mapping's range is no longer this process's device memory. */
-	hmr__memtype_remove((uintptr_t)ptr, (uintptr_t)ptr + 1);
-	return HMR_ZE(zeMemCloseIpcHandle, o.drv->ctx, ptr);
+	if (!ret && hmr__range_end(info.base, info.size, &end))
+		hmr__memtype_remove(info.base, end);
+	return ret;
 }
 
 /* No peer-memory module is known for Intel GPUs (nothing like
