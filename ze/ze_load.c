@@ -213,6 +213,25 @@ static int open_drivers(char *why, size_t why_len)
 	return ret;
 }
 
+/*
+ * Intel's compute-runtime (22.43, Debian 12) dlopens libraries with
+ * RTLD_DEEPBIND while it probes, and the ASan/TSan runtimes abort the
+ * process at such a dlopen (google/sanitizers#611).  An hmr built with
+ * them therefore lets the loader load only the drivers named in
+ * ZE_ENABLE_ALT_DRIVERS, never search the installed ones.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define HMR_ZE_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||     \
+        __has_feature(memory_sanitizer)
+#define HMR_ZE_SANITIZED 1
+#endif
+#endif
+#ifndef HMR_ZE_SANITIZED
+#define HMR_ZE_SANITIZED 0
+#endif
+
 static int start(char *why, size_t why_len)
 {
 #define HMR_ZE_ROW(name, req, params) {#name, (void **)&hmr__ze.name, req},
@@ -230,6 +249,13 @@ static int start(char *why, size_t why_len)
 	                      why_len);
 	if (ret)
 		return ret;
+	if (HMR_ZE_SANITIZED && !getenv("ZE_ENABLE_ALT_DRIVERS")) {
+		snprintf(why, why_len,
+		         "this hmr is built with a sanitizer, which aborts at "
+		         "the RTLD_DEEPBIND dlopen of Intel's driver: set "
+		         "ZE_ENABLE_ALT_DRIVERS");
+		return -FI_ENOSYS;
+	}
 	/* Every driver type (flags 0): a GPU_ONLY zeInit would make the
 	 * loader drop the other drivers, and shift the application's own
 	 * driver indexes. */
