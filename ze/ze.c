@@ -305,4 +305,8 @@ const struct hmr_backend_ops hmr__ze_backend = {
         .ipc_get = ze_ipc_get,
         .ipc_open = ze_ipc_open,
         .ipc_close = ze_ipc_close,
+        .describe = hmr__ze_describe,
+        .device = hmr__ze_device,
+        .alloc = hmr__ze_alloc,
+        .free = hmr__ze_free,
 };

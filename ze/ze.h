@@ -25,4 +25,10 @@ int hmr__ze_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
                        uint64_t *offset);
 int hmr__ze_dmabuf_put(int fd);
 
+/* ze_info.c: the describe, device, alloc and free slots. */
+int hmr__ze_describe(struct hmr_hmem_backend_info *info);
+int hmr__ze_device(uint32_t index, struct hmr_hmem_device_info *info);
+int hmr__ze_alloc(uint64_t device, size_t len, void **ptr);
+int hmr__ze_free(void *ptr);
+
 #endif /* HMR_ZE_ZE_H */

@@ -30,7 +30,12 @@ typedef struct hmr_ze_command_queue_group_properties
         hmr_ze_command_queue_group_properties_t;
 typedef struct hmr_ze_memory_allocation_properties
         hmr_ze_memory_allocation_properties_t;
+typedef struct hmr_ze_device_properties hmr_ze_device_properties_t;
+typedef struct hmr_ze_device_external_memory_properties
+        hmr_ze_device_external_memory_properties_t;
+typedef struct hmr_ze_device_mem_alloc_desc hmr_ze_device_mem_alloc_desc_t;
 typedef uint32_t hmr_zel_handle_type_t; /* enum _zel_handle_type_t */
+typedef struct hmr_zel_component_version hmr_zel_component_version_t;
 #endif
 
 /* Status values hmr names in its log lines (ze_api.h 1.4's complete
@@ -83,9 +88,12 @@ enum { HMR_ZE_RESULTS(HMR_ZE_RESULT_ENUM) };
 #undef HMR_ZE_RESULT_ENUM
 
 enum {
+	HMR_ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES = 0x3,
 	HMR_ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES = 0x6,
+	HMR_ZE_STRUCTURE_TYPE_DEVICE_EXTERNAL_MEMORY_PROPERTIES = 0xc,
 	HMR_ZE_STRUCTURE_TYPE_CONTEXT_DESC = 0xd,
 	HMR_ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC = 0xe,
+	HMR_ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC = 0x15,
 	HMR_ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES = 0x17,
 	HMR_ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_FD = 0x1a,
 };
@@ -104,6 +112,9 @@ enum {
 	HMR_ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS = 1,
 	HMR_ZE_COMMAND_QUEUE_PRIORITY_NORMAL = 0,
 	HMR_ZE_MAX_IPC_HANDLE_SIZE = 64,
+	HMR_ZE_MAX_DEVICE_UUID_SIZE = 16,
+	HMR_ZE_MAX_DEVICE_NAME = 256,
+	HMR_ZEL_COMPONENT_STRING_SIZE = 64,
 	HMR_ZEL_HANDLE_DRIVER = 0,
 };
 
@@ -152,6 +163,58 @@ struct hmr_ze_external_memory_export_fd {
 	int fd;
 };
 
+struct hmr_ze_device_properties {
+	uint32_t stype;
+	void *pNext;
+	uint32_t type;
+	uint32_t vendorId;
+	uint32_t deviceId;
+	uint32_t flags;
+	uint32_t subdeviceId;
+	uint32_t coreClockRate;
+	uint64_t maxMemAllocSize;
+	uint32_t maxHardwareContexts;
+	uint32_t maxCommandQueuePriority;
+	uint32_t numThreadsPerEU;
+	uint32_t physicalEUSimdWidth;
+	uint32_t numEUsPerSubslice;
+	uint32_t numSubslicesPerSlice;
+	uint32_t numSlices;
+	uint64_t timerResolution;
+	uint32_t timestampValidBits;
+	uint32_t kernelTimestampValidBits;
+	uint8_t uuid[HMR_ZE_MAX_DEVICE_UUID_SIZE];
+	char name[HMR_ZE_MAX_DEVICE_NAME];
+};
+
+struct hmr_ze_device_external_memory_properties {
+	uint32_t stype;
+	void *pNext;
+	uint32_t memoryAllocationImportTypes;
+	uint32_t memoryAllocationExportTypes;
+	uint32_t imageImportTypes;
+	uint32_t imageExportTypes;
+};
+
+struct hmr_ze_device_mem_alloc_desc {
+	uint32_t stype;
+	const void *pNext;
+	uint32_t flags;
+	uint32_t ordinal;
+};
+
+struct hmr_zel_version {
+	int major;
+	int minor;
+	int patch;
+};
+
+struct hmr_zel_component_version {
+	char component_name[HMR_ZEL_COMPONENT_STRING_SIZE];
+	uint32_t spec_version;
+	struct hmr_zel_version component_lib_version;
+};
+
 /*
  * Every loader entry point hmr calls, each written once:
  *   X(name, REQ or OPT, parameter types)
@@ -159,7 +222,8 @@ struct hmr_ze_external_memory_export_fd {
  * of struct hmr_ze, the loading table (ze_load.c) and the ABI check
  * against the SDK's prototypes (ze_check.c).  All return ze_result_t.
  * zelLoaderTranslateHandle (loader 1.7 and later) turns the loader's
- * wrapped driver handle into the driver's own for the zex calls below.
+ * wrapped driver handle into the driver's own for the zex calls below;
+ * zelLoaderGetVersions names the loader's version.
  */
 #define HMR_ZE_CALLS(X)                                                        \
 	X(zeInit, REQ, (uint32_t))                                             \
@@ -195,7 +259,20 @@ struct hmr_ze_external_memory_export_fd {
 	   hmr_ze_ipc_mem_handle_t, uint32_t, void **))                        \
 	X(zeMemCloseIpcHandle, REQ, (hmr_ze_context_handle_t, const void *))   \
 	X(zelLoaderTranslateHandle, OPT,                                       \
-	  (hmr_zel_handle_type_t, void *, void **))
+	  (hmr_zel_handle_type_t, void *, void **))                            \
+	/* What hmr_hmem_backend_info and hmr_hmem_device_info tell. */        \
+	X(zelLoaderGetVersions, OPT,                                           \
+	  (size_t *, hmr_zel_component_version_t *))                           \
+	X(zeDeviceGetProperties, REQ,                                          \
+	  (hmr_ze_device_handle_t, hmr_ze_device_properties_t *))              \
+	X(zeDeviceGetExternalMemoryProperties, REQ,                            \
+	  (hmr_ze_device_handle_t,                                             \
+	   hmr_ze_device_external_memory_properties_t *))                      \
+	/* For hmr_hmem_alloc (self-checks, samples), not registration. */     \
+	X(zeMemAllocDevice, REQ,                                               \
+	  (hmr_ze_context_handle_t, const hmr_ze_device_mem_alloc_desc_t *,    \
+	   size_t, size_t, hmr_ze_device_handle_t, void **))                   \
+	X(zeMemFree, REQ, (hmr_ze_context_handle_t, void *))
 
 /*
  * Intel's host import (compute-runtime's zex_driver.h, in no header
@@ -282,6 +359,9 @@ int hmr__ze_check(const char *call, hmr_ze_result_t r);
 int hmr__ze_errno(hmr_ze_result_t r);
 /* "ZE_RESULT_ERROR_UNKNOWN (0x7ffffffe)", for log lines. */
 const char *hmr__ze_result_name(hmr_ze_result_t r, char *buf, size_t len);
+
+/* The loaded loader's path (ze_load.c). */
+void hmr__ze_library(char *buf, size_t len);
 
 /* ze_copy.c: a copy through the device's immediate list. */
 int hmr__ze_copy(struct hmr_ze_driver *drv, struct hmr_ze_device *dev,

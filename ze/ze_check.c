@@ -22,7 +22,12 @@ typedef ze_command_queue_desc_t hmr_ze_command_queue_desc_t;
 typedef ze_command_queue_group_properties_t
         hmr_ze_command_queue_group_properties_t;
 typedef ze_memory_allocation_properties_t hmr_ze_memory_allocation_properties_t;
+typedef ze_device_properties_t hmr_ze_device_properties_t;
+typedef ze_device_external_memory_properties_t
+        hmr_ze_device_external_memory_properties_t;
+typedef ze_device_mem_alloc_desc_t hmr_ze_device_mem_alloc_desc_t;
 typedef zel_handle_type_t hmr_zel_handle_type_t;
+typedef zel_component_version_t hmr_zel_component_version_t;
 #include "ze/ze_api.h"
 
 /* The 32-bit ints hmr uses for the SDK's enums and flags. */
@@ -37,6 +42,12 @@ _Static_assert(sizeof(uint32_t) == sizeof(ze_ipc_memory_flags_t), "ipc");
 #define HMR_ZE_RESULT_SAME(name, value)                                        \
 	SAME(HMR_ZE_RESULT_##name, ZE_RESULT_##name);
 HMR_ZE_RESULTS(HMR_ZE_RESULT_SAME)
+SAME(HMR_ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES,
+     ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES);
+SAME(HMR_ZE_STRUCTURE_TYPE_DEVICE_EXTERNAL_MEMORY_PROPERTIES,
+     ZE_STRUCTURE_TYPE_DEVICE_EXTERNAL_MEMORY_PROPERTIES);
+SAME(HMR_ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
+     ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC);
 SAME(HMR_ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES,
      ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES);
 SAME(HMR_ZE_STRUCTURE_TYPE_CONTEXT_DESC, ZE_STRUCTURE_TYPE_CONTEXT_DESC);
@@ -60,6 +71,9 @@ SAME(HMR_ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
 SAME(HMR_ZE_COMMAND_QUEUE_PRIORITY_NORMAL, ZE_COMMAND_QUEUE_PRIORITY_NORMAL);
 SAME(HMR_ZE_MAX_IPC_HANDLE_SIZE, ZE_MAX_IPC_HANDLE_SIZE);
 SAME(HMR_ZEL_HANDLE_DRIVER, ZEL_HANDLE_DRIVER);
+SAME(HMR_ZE_MAX_DEVICE_UUID_SIZE, ZE_MAX_DEVICE_UUID_SIZE);
+SAME(HMR_ZE_MAX_DEVICE_NAME, ZE_MAX_DEVICE_NAME);
+SAME(HMR_ZEL_COMPONENT_STRING_SIZE, ZEL_COMPONENT_STRING_SIZE);
 
 /* Each struct hmr fills: the SDK's size, and every field at its offset
  * with its size. */
@@ -111,6 +125,60 @@ FIELD(hmr_ze_external_memory_export_fd, ze_external_memory_export_fd_t, stype);
 FIELD(hmr_ze_external_memory_export_fd, ze_external_memory_export_fd_t, pNext);
 FIELD(hmr_ze_external_memory_export_fd, ze_external_memory_export_fd_t, flags);
 FIELD(hmr_ze_external_memory_export_fd, ze_external_memory_export_fd_t, fd);
+
+SIZE(hmr_ze_device_properties, ze_device_properties_t);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, stype);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, pNext);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, type);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, vendorId);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, deviceId);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, flags);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, subdeviceId);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, coreClockRate);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, maxMemAllocSize);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, maxHardwareContexts);
+FIELD(hmr_ze_device_properties, ze_device_properties_t,
+      maxCommandQueuePriority);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, numThreadsPerEU);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, physicalEUSimdWidth);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, numEUsPerSubslice);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, numSubslicesPerSlice);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, numSlices);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, timerResolution);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, timestampValidBits);
+FIELD(hmr_ze_device_properties, ze_device_properties_t,
+      kernelTimestampValidBits);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, uuid);
+FIELD(hmr_ze_device_properties, ze_device_properties_t, name);
+SIZE(hmr_ze_device_external_memory_properties,
+     ze_device_external_memory_properties_t);
+FIELD(hmr_ze_device_external_memory_properties,
+      ze_device_external_memory_properties_t, stype);
+FIELD(hmr_ze_device_external_memory_properties,
+      ze_device_external_memory_properties_t, pNext);
+FIELD(hmr_ze_device_external_memory_properties,
+      ze_device_external_memory_properties_t, memoryAllocationImportTypes);
+FIELD(hmr_ze_device_external_memory_properties,
+      ze_device_external_memory_properties_t, memoryAllocationExportTypes);
+FIELD(hmr_ze_device_external_memory_properties,
+      ze_device_external_memory_properties_t, imageImportTypes);
+FIELD(hmr_ze_device_external_memory_properties,
+      ze_device_external_memory_properties_t, imageExportTypes);
+SIZE(hmr_ze_device_mem_alloc_desc, ze_device_mem_alloc_desc_t);
+FIELD(hmr_ze_device_mem_alloc_desc, ze_device_mem_alloc_desc_t, stype);
+FIELD(hmr_ze_device_mem_alloc_desc, ze_device_mem_alloc_desc_t, pNext);
+FIELD(hmr_ze_device_mem_alloc_desc, ze_device_mem_alloc_desc_t, flags);
+FIELD(hmr_ze_device_mem_alloc_desc, ze_device_mem_alloc_desc_t, ordinal);
+SIZE(hmr_zel_component_version, zel_component_version_t);
+FIELD(hmr_zel_component_version, zel_component_version_t, component_name);
+FIELD(hmr_zel_component_version, zel_component_version_t, spec_version);
+FIELD(hmr_zel_component_version, zel_component_version_t,
+      component_lib_version);
+_Static_assert(sizeof(uint32_t) == sizeof(ze_api_version_t), "api version");
+_Static_assert(sizeof(struct hmr_zel_version) == sizeof(zel_version_t) &&
+                       offsetof(struct hmr_zel_version, patch) ==
+                               offsetof(zel_version_t, patch),
+               "zel_version_t");
 
 /* Each entry of the list, against the SDK's prototype of that name. */
 #define ABI(name, req, params)                                                 \

@@ -7,9 +7,13 @@
 
 #include <hmr/hmr.h>
 
+#include "base/config.h"
 #include "base/dl.h"
 #include "base/log.h"
 #include "ze/ze_api.h"
+
+HMR_CONFIG_VAR(HMR_ZE_LIBRARY, NULL,
+               "the Level Zero loader to load instead of libze_loader.so.1");
 
 struct hmr_ze hmr__ze;
 static void *handle;
@@ -249,6 +253,7 @@ static int start(char *why, size_t why_len)
 	                      why_len);
 	if (ret)
 		return ret;
+	/* The loader's own variable, read where the loader reads it. */
 	if (HMR_ZE_SANITIZED && !getenv("ZE_ENABLE_ALT_DRIVERS")) {
 		snprintf(why, why_len,
 		         "this hmr is built with a sanitizer, which aborts at "
@@ -319,4 +324,9 @@ void hmr__ze_unload(void)
 	hmr__ze.drivers = NULL;
 	hmr__ze.driver_count = 0;
 	/* Never dlclose a started loader: its drivers keep state. */
+}
+
+void hmr__ze_library(char *buf, size_t len)
+{
+	hmr__dl_path(handle, buf, len);
 }

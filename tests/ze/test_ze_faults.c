@@ -29,6 +29,10 @@ static const char *const walked[] = {
         "zeMemCloseIpcHandle",
         "zexDriverImportExternalPointer",
         "zexDriverReleaseImportedPointer",
+        "zeDeviceGetProperties",
+        "zeDeviceGetExternalMemoryProperties",
+        "zeMemAllocDevice",
+        "zeMemFree",
         /* At exit only (ze_fault_at_exit_*). */
         "zeCommandListDestroy",
         "zeContextDestroy",
@@ -313,6 +317,58 @@ HMR_TEST(ze_fault_zexDriverReleaseImportedPointer_fails_the_unregistration)
 	rig_done(&r);
 }
 
+HMR_TEST(ze_fault_zeDeviceGetProperties_leaves_a_made_up_name)
+{
+	struct hmr_hmem_device_info di = HMR_HMEM_DEVICE_INFO_INIT;
+	struct rig r = rig("zeDeviceGetProperties:1");
+
+	ASSERT_OK(hmr_hmem_device_info(FI_HMEM_ZE, 1, &di));
+	ASSERT_TRUE(strcmp(di.name, "ze driver 0 device 1") == 0);
+	ASSERT_EQ(di.dmabuf, 1);
+	rig_done(&r);
+}
+
+HMR_TEST(ze_fault_zeDeviceGetExternalMemoryProperties_leaves_dmabuf_unknown)
+{
+	struct hmr_hmem_device_info di = HMR_HMEM_DEVICE_INFO_INIT;
+	struct rig r = rig("zeDeviceGetExternalMemoryProperties:1");
+
+	ASSERT_OK(hmr_hmem_device_info(FI_HMEM_ZE, 0, &di));
+	ASSERT_EQ(di.dmabuf, -1);
+	ASSERT_TRUE(strstr(di.dmabuf_why, "ZE_RESULT_ERROR_DEVICE_LOST"));
+	ASSERT_OK(hmr_hmem_device_info(FI_HMEM_ZE, 0, &di));
+	ASSERT_EQ(di.dmabuf, 1);
+	rig_done(&r);
+}
+
+HMR_TEST(ze_fault_zeMemAllocDevice_fails_the_allocation)
+{
+	struct rig r = rig("zeMemAllocDevice:1");
+	void *p;
+
+	ASSERT_EQ(hmr_hmem_alloc(FI_HMEM_ZE, 0, 4096, &p), -FI_ENOMEM);
+	ASSERT_OK(hmr_hmem_alloc(FI_HMEM_ZE, 0, 4096, &p));
+	ASSERT_OK(hmr_hmem_free(FI_HMEM_ZE, p));
+	rig_done(&r);
+}
+
+HMR_TEST(ze_fault_zeMemFree_fails_the_free)
+{
+	struct rig r = rig("");
+	struct hmr_hmem_info info;
+	void *p;
+
+	ASSERT_OK(hmr_hmem_alloc(FI_HMEM_ZE, 1, 4096, &p));
+	r.fds = count_fds();
+	set_fail(&r.d.hooks, "zeMemFree:1");
+	ASSERT_EQ(hmr_hmem_free(FI_HMEM_ZE, p), -FI_EIO);
+	ASSERT_OK(hmr_hmem_query(p, 4096, &info)); /* Still there. */
+	ASSERT_EQ(info.iface, FI_HMEM_ZE);
+	ASSERT_OK(hmr_hmem_free(FI_HMEM_ZE, p));
+	r.fds--; /* The allocation's own memfd, in the simulator. */
+	rig_done(&r);
+}
+
 /* hmr releases its lists and contexts at exit; a failure there is logged
  * and the process still exits normally. */
 static void exit_fault(const char *spec)
@@ -349,6 +405,8 @@ HMR_TEST(ze_fault_at_exit_zeContextDestroy_is_logged)
 /* Everything hmr does, with the calls each entry point received. */
 static void scenario(unsigned long *before, unsigned long *after)
 {
+	struct hmr_hmem_backend_info b = HMR_HMEM_BACKEND_INFO_INIT;
+	struct hmr_hmem_device_info di = HMR_HMEM_DEVICE_INFO_INIT;
 	struct ze_drv d;
 	struct hmr_hmem_info info;
 	unsigned char handle[64], buf[64] = {0};
@@ -372,6 +430,10 @@ static void scenario(unsigned long *before, unsigned long *after)
 	ASSERT_OK(hmr_hmem_ipc_close(FI_HMEM_ZE, p));
 	ASSERT_OK(hmr_hmem_host_register(FI_HMEM_ZE, host, 4096));
 	ASSERT_OK(hmr_hmem_host_unregister(FI_HMEM_ZE, host, 4096));
+	ASSERT_OK(hmr_hmem_backend_info(FI_HMEM_ZE, &b));
+	ASSERT_OK(hmr_hmem_device_info(FI_HMEM_ZE, 0, &di));
+	ASSERT_OK(hmr_hmem_alloc(FI_HMEM_ZE, 0, 4096, &p));
+	ASSERT_OK(hmr_hmem_free(FI_HMEM_ZE, p));
 	for (i = 0; i < ENTRY_POINTS; i++)
 		after[i] = d.hooks.calls(entry_points[i]);
 	free(host);
