@@ -72,8 +72,8 @@ static int device_index(const struct hmr_ze_owner *o, uint32_t *index)
  * driver.  So does unbound shared memory, which migrates.  Device memory
  * must name its device.
  */
-static int ze_describe(const void *ptr, const struct hmr_ze_owner *o,
-                       struct hmr_hmem_info *info)
+static int describe_memory(const void *ptr, const struct hmr_ze_owner *o,
+                           struct hmr_hmem_info *info)
 {
 	uint32_t type = o->props.type, index = 0;
 	void *base = NULL;
@@ -107,7 +107,7 @@ int hmr__ze_query(const void *ptr, struct hmr_ze_owner *o,
 {
 	int ret = hmr__ze_owner(ptr, o);
 
-	return ret ? ret : ze_describe(ptr, o, info);
+	return ret ? ret : describe_memory(ptr, o, info);
 }
 
 static int ze_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
