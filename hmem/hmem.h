@@ -82,6 +82,7 @@ extern const struct hmr_backend_ops hmr__backend_stubs;
 /* The tables the build has; hmem.c lists them by iface. */
 extern const struct hmr_backend_ops hmr__system_backend;
 extern const struct hmr_backend_ops hmr__cuda_backend;
+extern const struct hmr_backend_ops hmr__ze_backend;
 extern const struct hmr_backend_ops hmr__neuron_backend;
 extern const struct hmr_backend_ops hmr__rocr_backend;
 extern const struct hmr_backend_ops hmr__synapseai_backend;

@@ -12,6 +12,6 @@ $sudo apt-get install -y -q --no-install-recommends \
 	libclang-rt-14-dev \
 	libfabric-dev libucx-dev libibverbs-dev ibverbs-providers \
 	ibverbs-utils rdma-core \
-	libze-dev libze1 libhsa-runtime-dev \
+	libze-dev libze1 intel-opencl-icd libhsa-runtime-dev \
 	qemu-system-x86 busybox-static iproute2 kmod cpio xz-utils \
 	ca-certificates
