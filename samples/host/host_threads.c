@@ -116,8 +116,8 @@ static int owner(struct mailbox *m, char *buf)
 	if (!ret)
 		printf("owner: my buffer now says \"%s\"\n", buf + OFFSET);
 close:
-	if (mr)
-		fi_close(&mr->fid);
+	if (mr && fi_close(&mr->fid) && !ret)
+		ret = -FI_EBUSY;
 	return ret;
 }
 
@@ -142,7 +142,10 @@ int main(void)
 	ret = owner(&m, buf);
 	pthread_join(thread, NULL);
 close:
-	fi_close(&m.domain->fid);
+	if (fi_close(&m.domain->fid) && !ret)
+		ret = -FI_EBUSY; /* A key still mapped, say. */
+	if (!ret)
+		printf("closed the MR and the domain\n");
 free:
 	free(buf);
 	return ret ? 1 : 0;
