@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-build=${1:-$root/build-ci-deb}
+build=$(realpath -m "${1:-$root/build-ci-deb}")
 jobs=$(nproc)
 work=""
 installed=()
@@ -61,6 +61,7 @@ exec 9> /run/lock/hmr-check-deb.lock
 flock 9
 work=$(mktemp -d)
 trap 'remove_packages || true; rm -rf "$work"' EXIT
+trap 'echo "check-deb: failed at line $LINENO" >&2' ERR
 
 echo "=== build and package in $build"
 cmake -S "$root" -B "$build" -DCMAKE_INSTALL_PREFIX=/usr \
