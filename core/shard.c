@@ -94,23 +94,3 @@ void hmr__shards_count(struct hmr_domain *d, size_t *mrs, size_t *mapped)
 		*mapped += d->shards[i].mapped_count;
 	}
 }
-
-void hmr__shard_wrlock_pair(struct hmr_domain *d, size_t a, size_t b)
-{
-	if (a > b) {
-		size_t t = a;
-
-		a = b;
-		b = t;
-	}
-	pthread_rwlock_wrlock(&d->shards[a].lock);
-	if (b != a)
-		pthread_rwlock_wrlock(&d->shards[b].lock);
-}
-
-void hmr__shard_unlock_pair(struct hmr_domain *d, size_t a, size_t b)
-{
-	pthread_rwlock_unlock(&d->shards[a].lock);
-	if (b != a)
-		pthread_rwlock_unlock(&d->shards[b].lock);
-}

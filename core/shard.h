@@ -17,8 +17,28 @@ void hmr__shards_unlock_all(struct hmr_domain *d);
 /* Live MRs and mapped keys over all shards (all locked). */
 void hmr__shards_count(struct hmr_domain *d, size_t *mrs, size_t *mapped);
 
-/* Two shards, lower index first (a sub-MR and its base); a == b is one. */
-void hmr__shard_wrlock_pair(struct hmr_domain *d, size_t a, size_t b);
-void hmr__shard_unlock_pair(struct hmr_domain *d, size_t a, size_t b);
+/* Two shards, lower index first (a sub-MR and its base); a == b is one.
+ * Inline: every registration and close of a keyed MR takes this path. */
+static inline void hmr__shard_wrlock_pair(struct hmr_domain *d, size_t a,
+                                          size_t b)
+{
+	if (a > b) {
+		size_t t = a;
+
+		a = b;
+		b = t;
+	}
+	pthread_rwlock_wrlock(&d->shards[a].lock);
+	if (b != a)
+		pthread_rwlock_wrlock(&d->shards[b].lock);
+}
+
+static inline void hmr__shard_unlock_pair(struct hmr_domain *d, size_t a,
+                                          size_t b)
+{
+	pthread_rwlock_unlock(&d->shards[a].lock);
+	if (b != a)
+		pthread_rwlock_unlock(&d->shards[b].lock);
+}
 
 #endif /* HMR_CORE_SHARD_H */

@@ -35,6 +35,7 @@ static const struct hmr_backend_ops *const built[IFACES] = {
         [FI_HMEM_CUDA] = &hmr__cuda_backend,
         [FI_HMEM_NEURON] = &hmr__neuron_backend,
         [FI_HMEM_ROCR] = &hmr__rocr_backend,
+        [FI_HMEM_SYNAPSEAI] = &hmr__synapseai_backend,
 };
 
 /* Written once under `once`, read-only afterwards. */

@@ -87,8 +87,11 @@ static int neuron_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
 	info->base = m.start;
 	info->size = m.end - m.start;
 	info->buffer_id = m.id;
+	/* Callers name Neuron devices as they please (a NeuronCore, the
+	 * device, -1 from aws-ofi-nccl): the hint is not checked. */
+	info->flags = HMR_HMEM_DEVICE_UNCHECKED;
 	if (bdf == BDF_YES)
-		info->flags = HMR_HMEM_DEVICE_ONLY;
+		info->flags |= HMR_HMEM_DEVICE_ONLY;
 	return 0;
 }
 

@@ -229,6 +229,10 @@ HMR_EXPORT struct ibv_pd *hmr_verbs_pd(struct fid_domain *domain);
 #define HMR_HMEM_DEVICE_ONLY (1u << 0) /* Device-only allocation. */
 #define HMR_HMEM_HOST_ALLOC  (1u << 1) /* The runtime's AllocHost. */
 #define HMR_HMEM_MANAGED     (1u << 2) /* Unified/managed memory. */
+/* Callers name this interface's devices in more than one way (Neuron:
+ * /dev/neuron<N> or a NeuronCore; aws-ofi-nccl passes -1), so a
+ * registration's device hint is not checked against `device`. */
+#define HMR_HMEM_DEVICE_UNCHECKED (1u << 3)
 
 struct hmr_hmem_info {
 	enum fi_hmem_iface iface;

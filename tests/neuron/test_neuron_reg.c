@@ -63,15 +63,27 @@ HMR_TEST(neuron_regattr_cuda_hint_on_neuron_memory_is_refused)
 	a.free(&t);
 }
 
-HMR_TEST(neuron_regattr_wrong_device_is_refused)
+/* Callers name Neuron devices in several ways (fabtests: the NeuronCore;
+ * aws-ofi-nccl: -1): any device hint is taken, the iface still checked. */
+HMR_TEST(neuron_regattr_device_hint_is_not_checked)
 {
 	struct app a = app_open();
 	nrt_tensor_t *t = app_alloc(&a, NRT_TENSOR_PLACEMENT_DEVICE, 0, LEN);
 	struct fid_domain *d = hmem_domain();
+	struct hmr_hmem_info info;
 	struct fid_mr *mr;
+	int hints[] = {0, 1, 3, -1};
+	size_t i;
 
-	ASSERT_EQ(reg_iface(d, app_va(&a, t), LEN, FI_HMEM_NEURON, 1, 0, &mr),
-	          -FI_EINVAL);
+	ASSERT_OK(hmr_hmem_query(app_va(&a, t), LEN, &info));
+	ASSERT_TRUE(info.flags & HMR_HMEM_DEVICE_UNCHECKED);
+	for (i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+		ASSERT_OK(reg_iface(d, app_va(&a, t), LEN, FI_HMEM_NEURON,
+		                    hints[i], 0, &mr));
+		ASSERT_OK(fi_close(&mr->fid));
+	}
+	ASSERT_EQ(reg_iface(d, app_va(&a, t), LEN, FI_HMEM_CUDA, 0, 0, &mr),
+	          -FI_ENOSYS);
 	ASSERT_OK(fi_close(&d->fid));
 	a.free(&t);
 }
