@@ -204,6 +204,26 @@ static int mr_publish(struct hmr_domain *d, struct hmr_mr *mr, size_t first,
 	return ret;
 }
 
+/* The device the caller named, read from the union member of its iface:
+ * CUDA, Level Zero, Neuron and SynapseAI name devices with an int, and a
+ * caller that set only that int in a struct it did not zero leaves
+ * garbage in the other bytes of the 64-bit `reserved`. */
+static uint64_t device_hint(const struct fi_mr_attr *a)
+{
+	switch (a->iface) {
+	case FI_HMEM_CUDA:
+		return (uint64_t)(int64_t)a->device.cuda;
+	case FI_HMEM_ZE:
+		return (uint64_t)(int64_t)a->device.ze;
+	case FI_HMEM_NEURON:
+		return (uint64_t)(int64_t)a->device.neuron;
+	case FI_HMEM_SYNAPSEAI:
+		return (uint64_t)(int64_t)a->device.synapseai;
+	default:
+		return a->device.reserved;
+	}
+}
+
 static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
                        struct fid_mr **out)
 {
@@ -237,7 +257,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 		struct hmr_hmem_info info;
 
 		ret = hmr__hmem_resolve(req->attr.iface,
-		                        req->attr.device.reserved, mr->iov,
+		                        device_hint(&req->attr), mr->iov,
 		                        mr->iov_count, req->flags, &info);
 		if (ret)
 			goto err_free;
@@ -246,7 +266,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 		mr->hmem_flags = info.flags;
 	} else if (req->flags & FI_MR_DMABUF) {
 		mr->iface = req->attr.iface;
-		mr->device = req->attr.device.reserved;
+		mr->device = device_hint(&req->attr);
 	}
 	/* Sub-MRs too: the base's pages may have been unmapped since. */
 	if (!(req->flags & FI_MR_DMABUF) && mr->iface == FI_HMEM_SYSTEM &&

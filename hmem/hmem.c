@@ -33,8 +33,10 @@ static const char *const iface_names[IFACES] = {
 static const struct hmr_backend_ops *const built[IFACES] = {
         [FI_HMEM_SYSTEM] = &hmr__system_backend,
         [FI_HMEM_CUDA] = &hmr__cuda_backend,
+        [FI_HMEM_ZE] = &hmr__ze_backend,
         [FI_HMEM_NEURON] = &hmr__neuron_backend,
         [FI_HMEM_ROCR] = &hmr__rocr_backend,
+        [FI_HMEM_SYNAPSEAI] = &hmr__synapseai_backend,
 };
 
 /* Written once under `once`, read-only afterwards. */

@@ -82,8 +82,10 @@ extern const struct hmr_backend_ops hmr__backend_stubs;
 /* The tables the build has; hmem.c lists them by iface. */
 extern const struct hmr_backend_ops hmr__system_backend;
 extern const struct hmr_backend_ops hmr__cuda_backend;
+extern const struct hmr_backend_ops hmr__ze_backend;
 extern const struct hmr_backend_ops hmr__neuron_backend;
 extern const struct hmr_backend_ops hmr__rocr_backend;
+extern const struct hmr_backend_ops hmr__synapseai_backend;
 
 /* The merged ops of a present backend, or NULL when absent. */
 const struct hmr_backend_ops *hmr__hmem_backend(enum fi_hmem_iface iface);

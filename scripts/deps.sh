@@ -13,6 +13,6 @@ $sudo apt-get install -y -q --no-install-recommends \
 	libfabric-dev libucx-dev libibverbs-dev ibverbs-providers \
 	ibverbs-utils rdma-core \
 	man-db groff-base python3 \
-	libze-dev libze1 libhsa-runtime-dev \
+	libze-dev libze1 intel-opencl-icd libhsa-runtime-dev \
 	qemu-system-x86 busybox-static iproute2 kmod cpio xz-utils \
 	ca-certificates

@@ -5,8 +5,10 @@
 #   suite (soft-RoCE in QEMU) once, in the gcc build.  Fails if a test was
 #   skipped that this machine can run (all of them, on Debian 12 x86_64
 #   with the packages of scripts/deps.sh).
-#   valgrind memcheck on the core and unit suites.
-# Usage: scripts/test.sh [gcc|clang|asan|tsan|valgrind|format]...
+#   valgrind memcheck on the core and unit suites.  The Debian packages
+#   built, installed with dpkg, used and removed (scripts/check-deb.sh, as
+#   root: CI's machine is a throwaway one).
+# Usage: scripts/test.sh [gcc|clang|asan|tsan|valgrind|format|deb]...
 #   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,7 +65,7 @@ step() {
 }
 
 what=("$@")
-[ ${#what[@]} -gt 0 ] || what=(format gcc clang asan tsan valgrind)
+[ ${#what[@]} -gt 0 ] || what=(format gcc clang asan tsan valgrind deb)
 for w in "${what[@]}"; do
 	case $w in
 	format) step format format_check ;;
@@ -85,6 +87,8 @@ for w in "${what[@]}"; do
 		step valgrind run_build valgrind \
 		-DCMAKE_C_COMPILER=gcc -DHMR_VM_TESTS=OFF \
 		"-DHMR_TEST_WRAPPER=valgrind;-q;--error-exitcode=99;--leak-check=full;--errors-for-leak-kinds=definite;--show-leak-kinds=definite;--freelist-vol=1000000;--suppressions=$root/tests/valgrind.supp" ;;
+	# Its own build (prefix /usr, no tests); it removes what it installs.
+	deb) step deb scripts/check-deb.sh "$root/build-ci-deb" ;;
 	*) echo "unknown: $w"; exit 2 ;;
 	esac
 done
