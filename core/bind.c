@@ -204,6 +204,14 @@ static int check_bind_flags(const struct hmr_domain *d, const struct hmr_mr *mr,
 		hmr_warn("counter binding needs the FI_RMA_EVENT domain cap");
 		return -FI_ENOSYS;
 	}
+	/* A NIC's accesses never pass through hmr_mr_access: a counter bound
+	 * here would never count. */
+	if (d->registrar->provides_keys) {
+		hmr_warn("counter binding: a %s domain's remote accesses are "
+		         "not seen by hmr",
+		         hmr_domain_kind_name(d->attr.kind));
+		return -FI_ENOSYS;
+	}
 	if (flags & ~cntr_flags) {
 		hmr_warn("counter binding flags 0x%llx: only FI_REMOTE_WRITE "
 		         "and FI_REMOTE_READ",

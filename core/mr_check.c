@@ -35,6 +35,14 @@ static int check_flags(const struct hmr_domain *d, uint64_t flags)
 		         "FI_MR_DMABUF need the FI_HMEM domain cap");
 		return -FI_EBADFLAGS;
 	}
+	/* A NIC checks its own keys: hmr cannot spend one after one access,
+	 * so a single-use key would silently stay usable. */
+	if ((flags & FI_MR_SINGLE_USE) && d->registrar->provides_keys) {
+		hmr_warn("FI_MR_SINGLE_USE: a %s domain's keys are checked by "
+		         "the NIC, which cannot spend a key once",
+		         hmr_domain_kind_name(d->attr.kind));
+		return -FI_EBADFLAGS;
+	}
 	if (flags & FI_AUTH_KEY) {
 		hmr_warn("FI_AUTH_KEY needs an FI_AV_AUTH_KEY domain; hmr has "
 		         "none");
