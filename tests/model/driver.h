@@ -83,6 +83,7 @@ extern const struct drv_profile drv_profile_objects;
 extern const struct drv_profile drv_profile_raw;
 extern const struct drv_profile drv_profile_refresh;
 extern const struct drv_profile drv_profile_auth;
+extern const struct drv_profile drv_profile_shared;
 
 struct drv_opts {
 	unsigned checks; /* DRV_CHECK_* */
@@ -93,6 +94,13 @@ struct drv_opts {
 	void *fail_arg;
 	bool quiet_trace; /* Do not keep the trace (speed). */
 	bool echo;        /* Print every trace line to stderr as well. */
+	/* A domain shared with other threads, opened with domain_attr: the
+	 * episode neither opens nor closes it, and leaves closed MRs alone
+	 * (other threads' closes recycle their shells).  Keys must not
+	 * collide between threads: FI_MR_PROV_KEY, and a profile without
+	 * raw key maps (mapped keys are the domain's, not the thread's). */
+	struct fid_domain *domain;
+	const struct hmr_domain_attr *domain_attr;
 };
 
 struct drv_stats {

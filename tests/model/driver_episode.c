@@ -20,6 +20,8 @@ const struct drv_profile drv_profile_raw = {
         "raw", {6, 2, 4, 3, 10, 0, 6, 0, 0, 0, 12, 16, 8, 0, 0, 0}};
 const struct drv_profile drv_profile_refresh = {
         "refresh", {8, 4, 6, 4, 8, 0, 4, 0, 0, 16, 1, 1, 1, 0, 0, 0}};
+const struct drv_profile drv_profile_shared = {
+        "shared", {6, 3, 6, 6, 24, 4, 8, 4, 3, 2, 3, 0, 0, 2, 1, 2}};
 const struct drv_profile drv_profile_auth = {
         "auth", {4, 2, 10, 4, 10, 20, 4, 0, 2, 0, 1, 1, 1, 0, 0, 0}};
 
@@ -125,6 +127,15 @@ static bool open_domain(struct drv *d)
 	uint64_t mode = 0;
 	int p, rc;
 
+	if (d->opts.domain) {
+		/* Shared: the model of a domain this thread did not open. */
+		if (model_domain_open(&d->m, d->opts.domain_attr, &drv_env) ||
+		    hmr_domain_mr_mode(d->opts.domain, &mode))
+			drv_fail(d, "the shared domain is not modelled");
+		d->dom = d->opts.domain;
+		d->m.mr_mode = mode;
+		return true;
+	}
 	gen_domain(d, &a);
 	p = model_domain_open(&d->m, &a, &drv_env);
 	rc = hmr_domain_open(&a, &d->dom);
@@ -247,7 +258,7 @@ static void teardown(struct drv *d)
 			again = true;
 		}
 	}
-	if ((rc = fi_close(&d->dom->fid)))
+	if (!d->opts.domain && (rc = fi_close(&d->dom->fid)))
 		drv_fail(d, "teardown: closing the domain: %d", rc);
 	d->dom = NULL;
 	close_peer(d);

@@ -32,8 +32,8 @@ bool drv_recently_closed(const struct drv *d, int id)
 {
 	/* Closed MRs stay inert shells for HMR_MR_SHELLS (256) closes of
 	 * the domain; a second close is only defined inside that window. */
-	return d->m.mr[id].state == MODEL_CLOSED && d->mr[id] &&
-	       d->closes - d->closed_at[id] < 128;
+	return !d->opts.domain && d->m.mr[id].state == MODEL_CLOSED &&
+	       d->mr[id] && d->closes - d->closed_at[id] < 128;
 }
 
 /* A live MR (or, if closed_ok, a recently closed one); -1 if none. */

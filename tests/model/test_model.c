@@ -59,7 +59,12 @@ static struct drv_stats run(const char *name, uint64_t seed, unsigned checks,
 {
 	const char *s = getenv("HMR_MODEL_SEED");
 	struct run r = {name, seed};
-	struct drv_opts opts = {checks, profile, report, &r, false, false};
+	struct drv_opts opts = {
+	        .checks = checks,
+	        .profile = profile,
+	        .fail = report,
+	        .fail_arg = &r,
+	};
 	struct drv *d = calloc(1, sizeof(*d));
 	struct drv_stats st;
 	struct drv_src src;
