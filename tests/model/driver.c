@@ -50,18 +50,61 @@ static uint64_t splitmix(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+bool drv_src_record(struct drv_src *s)
+{
+	if (!s->rec) {
+		s->rec_cap = 4096;
+		s->rec = malloc(s->rec_cap);
+	}
+	s->rec_len = 0;
+	return s->rec != NULL;
+}
+
+static void record(struct drv_src *s, uint64_t v, unsigned bytes)
+{
+	unsigned i;
+
+	if (s->rec_len + bytes > s->rec_cap) {
+		uint8_t *grown = realloc(s->rec, s->rec_cap * 2);
+
+		if (!grown)
+			return;
+		s->rec = grown;
+		s->rec_cap *= 2;
+	}
+	for (i = 0; i < bytes; i++)
+		s->rec[s->rec_len++] = (uint8_t)(v >> (8 * i));
+}
+
+static unsigned width(uint64_t n)
+{
+	return n <= 256 ? 1 : n <= 65536 ? 2 : 8;
+}
+
 uint64_t drv_pick(struct drv_src *s, uint64_t n)
 {
+	uint64_t v;
+
 	if (n <= 1)
 		return 0;
-	if (!s->fuzz)
-		return splitmix(&s->state) % n;
-	return take(s, n <= 256 ? 1 : n <= 65536 ? 2 : 8) % n;
+	if (s->fuzz)
+		return take(s, width(n)) % n;
+	v = splitmix(&s->state) % n;
+	if (s->rec)
+		record(s, v, width(n));
+	return v;
 }
 
 uint64_t drv_u64(struct drv_src *s)
 {
-	return s->fuzz ? take(s, 8) : splitmix(&s->state);
+	uint64_t v;
+
+	if (s->fuzz)
+		return take(s, 8);
+	v = splitmix(&s->state);
+	if (s->rec)
+		record(s, v, 8);
+	return v;
 }
 
 /* The arena: ARENA_PAGES pages, page HOLE_PAGE unmapped.  Made once per

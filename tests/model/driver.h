@@ -34,12 +34,19 @@ struct drv_src {
 	const uint8_t *data;
 	size_t size, pos;
 	bool done; /* Fuzz input exhausted. */
+	/* When rec is set, every choice is also appended to it in the
+	 * fuzz encoding: a PRNG episode recorded so is a fuzz input that
+	 * replays it (drv_src_record; the caller frees rec). */
+	uint8_t *rec;
+	size_t rec_len, rec_cap;
 };
 
 void drv_src_seed(struct drv_src *s, uint64_t seed);
 void drv_src_bytes(struct drv_src *s, const uint8_t *data, size_t size);
 uint64_t drv_pick(struct drv_src *s, uint64_t n); /* In [0, n), n >= 1. */
 uint64_t drv_u64(struct drv_src *s);
+/* Start recording choices (again from empty); false without memory. */
+bool drv_src_record(struct drv_src *s);
 
 /* The answers compared besides grants and pointers. */
 #define DRV_CHECK_ACCESS  (1u << 0) /* A refusal the model would grant. */

@@ -69,7 +69,10 @@ void drv_gen_iov(struct drv *d, struct model_iov *v)
 	uint64_t base, len, hole, top;
 
 	drv_arena(&base, &len, &hole);
-	top = 0 - (1 + drv_pick(s, 8)) * page() - drv_pick(s, 16);
+	/* One choice per statement: the order of choices is the input
+	 * format, and C leaves the order within an expression open. */
+	top = 0 - (1 + drv_pick(s, 8)) * page();
+	top -= drv_pick(s, 16);
 	switch (drv_pick(s, 32)) {
 	case 0:
 		v->addr = base + drv_pick(s, len);
@@ -132,7 +135,8 @@ void drv_gen_iov(struct drv *d, struct model_iov *v)
 		v->len = 1 + drv_pick(s, hole - v->addr);
 		break;
 	default:
-		v->addr = base + drv_pick(s, 8) * 512 + drv_pick(s, 64);
+		v->addr = base + drv_pick(s, 8) * 512;
+		v->addr += drv_pick(s, 64);
 		v->len = 1 + drv_pick(s, 1024);
 		break;
 	}

@@ -127,7 +127,8 @@ static uint8_t *gen_raw(struct drv *d, struct drv_rawkey *rk, size_t *size,
 	for (i = 0; i < n; i++)
 		buf[i] = i < rk->size ? rk->bytes[i] : (uint8_t)drv_u64(s);
 	if (n && !drv_pick(s, 6)) {
-		buf[drv_pick(s, n)] ^= (uint8_t)(1u << drv_pick(s, 8));
+		i = (size_t)drv_pick(s, n);
+		buf[i] ^= (uint8_t)(1u << drv_pick(s, 8));
 		prov->kind = MODEL_RAW_FORGED;
 	} else if (n >= 8 && !drv_pick(s, 6)) {
 		uint64_t w = drv_u64(s);

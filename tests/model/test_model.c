@@ -21,16 +21,28 @@
  *   HMR_MODEL_STEPS=<n>    steps per case (the budget still applies)
  *   HMR_MODEL_SECONDS=<s>  time budget per case
  *   HMR_MODEL_TRACE=1      print every call and answer to stderr
+ *   HMR_MODEL_RECORD=<file> on failure, write the failing episode's
+ *                          choices there: an input of the fuzz targets
+ *                          that drive the same profile (tests/fuzz)
  */
 
 struct run {
 	const char *name;
 	uint64_t seed;
+	struct drv_src *src;
 };
 
 static void report(const char *text, void *arg)
 {
 	const struct run *r = arg;
+	const char *path = getenv("HMR_MODEL_RECORD");
+	FILE *f;
+
+	if (path && r->src->rec && (f = fopen(path, "wb"))) {
+		fwrite(r->src->rec, 1, r->src->rec_len, f);
+		fclose(f);
+		fprintf(stderr, "the failing episode's choices: %s\n", path);
+	}
 
 	fprintf(stderr, "%s\n%s: seed %llu (HMR_MODEL_SEED=%llu replays it)\n",
 	        text, r->name, (unsigned long long)r->seed,
@@ -58,7 +70,8 @@ static struct drv_stats run(const char *name, uint64_t seed, unsigned checks,
                             double seconds)
 {
 	const char *s = getenv("HMR_MODEL_SEED");
-	struct run r = {name, seed};
+	struct drv_src src;
+	struct run r = {name, seed, &src};
 	struct drv_opts opts = {
 	        .checks = checks,
 	        .profile = profile,
@@ -67,7 +80,6 @@ static struct drv_stats run(const char *name, uint64_t seed, unsigned checks,
 	};
 	struct drv *d = calloc(1, sizeof(*d));
 	struct drv_stats st;
-	struct drv_src src;
 	double start = now();
 	long done = 0;
 
@@ -82,8 +94,15 @@ static struct drv_stats run(const char *name, uint64_t seed, unsigned checks,
 	opts.echo = env_num("HMR_MODEL_TRACE", 0) != 0;
 	drv_init(d, &opts);
 	drv_src_seed(&src, r.seed);
-	while (done < steps && now() - start < seconds)
-		done += drv_episode(d, &src, 50 + (long)drv_pick(&src, 1500));
+	while (done < steps && now() - start < seconds) {
+		long n = 50 + (long)drv_pick(&src, 1500);
+
+		/* A fuzz input is one episode: record each from its start. */
+		if (getenv("HMR_MODEL_RECORD"))
+			drv_src_record(&src);
+		done += drv_episode(d, &src, n);
+	}
+	free(src.rec);
 	st = d->stats;
 	printf("%s: seed %llu, %lu steps in %lu episodes, %.2f s: %lu regs "
 	       "(%lu rogue, %lu subs), %lu refused; %lu grants, %lu "
