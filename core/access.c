@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* access.c: hmr_mr_access, the target-side check of software RMA. */
 #include <string.h>
 
-#include "domain.h"
-#include "log.h"
+#include "core/domain.h"
+#include "base/log.h"
 
 /* Where [off, off + len) of the region lies; NULL if it is outside or
  * spans iovs. */
@@ -63,9 +64,11 @@ int hmr_mr_access_auth(struct fid_domain *domain, const void *auth_key,
                        size_t len, uint64_t access, void **ptr)
 {
 	struct hmr_domain *d;
-	int ret;
+	int ret = hmr__domain_usable(domain);
 
-	if (!hmr__domain_open(domain) || !ptr || !len ||
+	if (ret)
+		return ret;
+	if (!ptr || !len ||
 	    (access != FI_REMOTE_READ && access != FI_REMOTE_WRITE) ||
 	    (auth_key_size && !auth_key))
 		return -FI_EINVAL;
@@ -84,9 +87,10 @@ int hmr_mr_access(struct fid_domain *domain, uint64_t key, uint64_t addr,
                   size_t len, uint64_t access, void **ptr)
 {
 	struct hmr_domain *d;
+	int ret = hmr__domain_usable(domain);
 
-	if (!hmr__domain_open(domain))
-		return -FI_EINVAL;
+	if (ret)
+		return ret;
 	d = hmr__domain(&domain->fid);
 	return hmr_mr_access_auth(domain, d->auth_key, d->attr.auth_key_size,
 	                          key, addr, len, access, ptr);

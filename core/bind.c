@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* bind.c: counters, endpoints, fi_mr_bind and fi_mr_enable. */
 #include <stdlib.h>
 
-#include "domain.h"
-#include "log.h"
+#include "base/alloc.h"
+#include "core/domain.h"
+#include "base/log.h"
 
 static struct fi_ops bindable_fi_ops;
 
@@ -27,6 +29,8 @@ static int bindable_close(struct fid *fid)
 	 * closed ops. */
 	atomic_store(&b->open, false);
 	fid->ops = &hmr__closed_ops;
+	if (fid->fclass == FI_CLASS_CNTR)
+		((struct hmr_cntr *)fid)->cntr_fid.ops = &hmr__closed_cntr_ops;
 	return 0;
 }
 
@@ -113,10 +117,11 @@ static void add_bindable(struct hmr_domain *d, struct hmr_bindable *b,
 int hmr_cntr_open(struct fid_domain *domain, struct fid_cntr **cntr)
 {
 	struct hmr_cntr *c;
+	int ret = hmr__domain_usable(domain);
 
-	if (!cntr || !hmr__domain_open(domain))
-		return -FI_EINVAL;
-	c = calloc(1, sizeof(*c));
+	if (ret || !cntr)
+		return ret ? ret : -FI_EINVAL;
+	c = hmr__calloc(1, sizeof(*c));
 	if (!c)
 		return -FI_ENOMEM;
 	c->cntr_fid.ops = &cntr_ops;
@@ -128,16 +133,17 @@ int hmr_cntr_open(struct fid_domain *domain, struct fid_cntr **cntr)
 
 uint64_t hmr_cntr_read(struct fid_cntr *cntr)
 {
-	return cntr ? cntr_read(cntr) : 0;
+	return cntr ? cntr->ops->read(cntr) : 0;
 }
 
 int hmr_ep_open(struct fid_domain *domain, struct fid **ep)
 {
 	struct hmr_ep *e;
+	int ret = hmr__domain_usable(domain);
 
-	if (!ep || !hmr__domain_open(domain))
-		return -FI_EINVAL;
-	e = calloc(1, sizeof(*e));
+	if (ret || !ep)
+		return ret ? ret : -FI_EINVAL;
+	e = hmr__calloc(1, sizeof(*e));
 	if (!e)
 		return -FI_ENOMEM;
 	add_bindable(hmr__domain(&domain->fid), &e->b, &e->fid, FI_CLASS_EP);
@@ -229,7 +235,7 @@ static int add_binding(struct hmr_mr *mr, struct hmr_bindable *b,
 			return 0;
 		}
 	}
-	grown = realloc(mr->binds, (mr->nbinds + 1) * sizeof(*grown));
+	grown = hmr__realloc(mr->binds, (mr->nbinds + 1) * sizeof(*grown));
 	if (!grown)
 		return -FI_ENOMEM;
 	mr->binds = grown;

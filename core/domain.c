@@ -1,10 +1,15 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* domain.c: opening and closing domains, their mr_mode, and their ops. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
-#include "domain.h"
-#include "log.h"
+#include "base/alloc.h"
+#include "base/ops.h"
+#include "core/domain.h"
+#include "base/log.h"
 
 #define HMR_KNOWN_CAPS                                                         \
 	(FI_MSG | FI_RMA | FI_TAGGED | FI_ATOMIC | FI_COLLECTIVE | FI_READ |   \
@@ -16,56 +21,82 @@
 	 FI_MR_ENDPOINT | FI_MR_HMEM | FI_MR_COLLECTIVE)
 #define HMR_BASIC_MODE (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY)
 
-/* Closed domains stay as inert shells so that a second fi_close returns
- * -FI_EBADF instead of touching freed memory; freed at unload. */
+/*
+ * Closed domains stay as inert shells (every call -FI_EBADF) for the next
+ * HMR_DOMAIN_SHELLS closes in the process, then are freed: a call through
+ * a handle closed longer ago than that is undefined, as in libfabric, but
+ * memory stays bounded however many domains a program opens.
+ */
 static pthread_mutex_t shells_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct hmr_domain **shells;    /* (shells_lock) */
-static size_t shell_count, shell_cap; /* (shells_lock) */
+static struct hmr_domain *shells[HMR_DOMAIN_SHELLS]; /* (shells_lock) */
+static size_t shell_next;                            /* (shells_lock) */
 
 __attribute__((destructor)) static void free_domain_shells(void)
 {
 	size_t i;
 
 	pthread_mutex_lock(&shells_lock);
-	for (i = 0; i < shell_count; i++)
+	for (i = 0; i < HMR_DOMAIN_SHELLS; i++) {
 		free(shells[i]);
-	free(shells);
-	shells = NULL;
-	shell_count = shell_cap = 0;
+		shells[i] = NULL;
+	}
 	pthread_mutex_unlock(&shells_lock);
 }
 
-static void keep_shell(struct hmr_domain *d)
+static void retire(struct hmr_domain *d)
 {
-	struct hmr_domain **grown;
+	struct hmr_domain *oldest;
 
 	d->domain_fid.fid.ops = &hmr__closed_ops;
+	d->domain_fid.ops = &hmr__closed_domain_ops;
+	d->domain_fid.mr = &hmr__closed_mr_ops;
 	pthread_mutex_lock(&shells_lock);
-	if (shell_count == shell_cap) {
-		shell_cap = shell_cap ? shell_cap * 2 : 16;
-		grown = realloc(shells, shell_cap * sizeof(*shells));
-		if (!grown) {
-			/* No room to remember it: free it; a double close is
-			 * then undefined, as in libfabric. */
-			pthread_mutex_unlock(&shells_lock);
-			free(d);
-			return;
-		}
-		shells = grown;
-	}
-	shells[shell_count++] = d;
+	oldest = shells[shell_next];
+	shells[shell_next] = d;
+	shell_next = (shell_next + 1) % HMR_DOMAIN_SHELLS;
 	pthread_mutex_unlock(&shells_lock);
+	free(oldest);
+}
+
+static uint64_t random64(void)
+{
+	uint64_t v;
+	struct timespec ts;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
+		return v;
+	/* No entropy yet (early boot): keys need uniqueness, not secrecy,
+	 * and the raw-key check only guards against mistakes. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^
+	       (uint64_t)(uintptr_t)&v;
+}
+
+/* Each kind's table with its NULL slots filled from the stubs, so core/
+ * never tests a slot for NULL.  Written once under merge_once. */
+static pthread_once_t merge_once = PTHREAD_ONCE_INIT;
+static struct hmr_registrar_ops merged[HMR_DOMAIN_VERBS + 1];
+
+HMR_OPS_CHECK(struct hmr_registrar_ops, probe, HMR_REGISTRAR_SLOTS);
+
+static void merge(struct hmr_registrar_ops *m,
+                  const struct hmr_registrar_ops *r)
+{
+	HMR_OPS_MERGE(HMR_REGISTRAR_SLOTS, m, r, &hmr__registrar_stubs);
+}
+
+static void merge_kinds(void)
+{
+	merge(&merged[HMR_DOMAIN_SOFTWARE], &hmr__software_registrar);
+	merge(&merged[HMR_DOMAIN_VERBS], &hmr__verbs_registrar);
 }
 
 static const struct hmr_registrar_ops *registrar_of(enum hmr_domain_kind k)
 {
-	switch (k) {
-	case HMR_DOMAIN_SOFTWARE:
-		return &hmr__software_registrar;
-	case HMR_DOMAIN_VERBS:
-		return &hmr__verbs_registrar;
-	}
-	return NULL;
+	if (k != HMR_DOMAIN_SOFTWARE && k != HMR_DOMAIN_VERBS)
+		return NULL;
+	pthread_once(&merge_once, merge_kinds);
+	return &merged[k];
 }
 
 const char *hmr_domain_kind_name(enum hmr_domain_kind kind)
@@ -130,7 +161,7 @@ static int effective_mr_mode(const struct hmr_domain_attr *attr,
 	needed &= ~(uint64_t)(FI_MR_COLLECTIVE | FI_MR_RMA_EVENT);
 	if (needed & ~req) {
 		hmr_info("%s domain needs mr_mode 0x%llx, caller offers 0x%llx",
-		         r == &hmr__software_registrar ? "software" : "verbs",
+		         hmr_domain_kind_name(attr->kind),
 		         (unsigned long long)needed, (unsigned long long)req);
 		return -FI_ENODATA;
 	}
@@ -203,7 +234,7 @@ static int domain_close(struct fid *fid)
 		free(atomic_load(&d->shells[i]));
 	free(atomic_load(&d->spare));
 	pthread_rwlock_destroy(&d->lock);
-	keep_shell(d);
+	retire(d);
 	return 0;
 }
 
@@ -255,7 +286,7 @@ int hmr_domain_open(const struct hmr_domain_attr *attr,
 	if (!domain)
 		return -FI_EINVAL;
 	*domain = NULL;
-	d = calloc(1, sizeof(*d));
+	d = hmr__calloc(1, sizeof(*d));
 	if (!d)
 		return -FI_ENOMEM;
 	ret = check_attr(attr, &d->attr);
@@ -273,9 +304,9 @@ int hmr_domain_open(const struct hmr_domain_attr *attr,
 	d->key_max = d->attr.mr_key_size == 8
 	                     ? UINT64_MAX - 1 /* FI_KEY_NOTAVAIL is taken. */
 	                     : (1ULL << (8 * d->attr.mr_key_size)) - 1;
-	d->tag = hmr__random64();
-	d->secret = hmr__random64();
-	d->next_key = hmr__random64() % (d->key_max + 1);
+	d->tag = random64();
+	d->secret = random64();
+	d->next_key = random64() % (d->key_max + 1);
 	hmr__keymap_init(&d->mrs);
 	hmr__keymap_init(&d->mapped);
 	if (pthread_rwlock_init(&d->lock, NULL)) {
@@ -312,16 +343,20 @@ err_free:
 
 int hmr_domain_mr_mode(struct fid_domain *domain, uint64_t *mr_mode)
 {
-	if (!hmr__domain_open(domain) || !mr_mode)
-		return -FI_EINVAL;
+	int ret = hmr__domain_usable(domain);
+
+	if (ret || !mr_mode)
+		return ret ? ret : -FI_EINVAL;
 	*mr_mode = hmr__domain(&domain->fid)->mr_mode;
 	return 0;
 }
 
 int hmr_domain_caps(struct fid_domain *domain, uint64_t *caps)
 {
-	if (!hmr__domain_open(domain) || !caps)
-		return -FI_EINVAL;
+	int ret = hmr__domain_usable(domain);
+
+	if (ret || !caps)
+		return ret ? ret : -FI_EINVAL;
 	*caps = hmr__domain(&domain->fid)->attr.caps;
 	return 0;
 }

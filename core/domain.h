@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* domain.h: the internal domain, MR, counter and endpoint objects. */
 #ifndef HMR_CORE_DOMAIN_H
 #define HMR_CORE_DOMAIN_H
@@ -8,7 +9,7 @@
 
 #include <hmr/hmr.h>
 
-#include "keymap.h"
+#include "core/keymap.h"
 
 /*
  * Lock order: hmr_domain.lock is the only lock in core/.  Registration,
@@ -26,15 +27,17 @@ struct hmr_mr;
 struct hmr_mr_req {
 	struct fi_mr_attr attr;
 	uint64_t flags;
-	struct hmr_mr *base; /* attr.base_mr, checked. */
+	struct hmr_mr *base_mr; /* attr.base_mr, checked. */
 };
 
 /*
  * What a domain kind does to register memory, after core/ has checked the
  * arguments.  One const table per kind (software here, verbs in verbs/).
+ * Data first, then only the function slots HMR_REGISTRAR_SLOTS lists;
+ * domain.c fills a kind's NULL slots from hmr__registrar_stubs (core/
+ * stubs.c, positional: a slot added here and not there fails the build).
  */
 struct hmr_registrar_ops {
-	unsigned version; /* 1 */
 	/* mr_mode bits this kind needs; the rest are cleared. */
 	uint64_t needed_mr_mode;
 	/* mr_mode bits this kind can honour when asked to keep them. */
@@ -44,6 +47,7 @@ struct hmr_registrar_ops {
 	/* The kind refuses unbacked host ranges itself (a NIC pins the pages
 	 * while registering), so core/ need not look first. */
 	bool checks_backing;
+
 	/* 0 when this kind can run here; otherwise why not, in `why`. */
 	int (*probe)(char *why, size_t why_len);
 	/* Set up the kind's state (open the NIC...) in a new domain. */
@@ -52,9 +56,20 @@ struct hmr_registrar_ops {
 	 * keys out (FI_MR_PROV_KEY), and mr->mr_fid.mem_desc. */
 	int (*reg)(struct hmr_domain *domain, struct hmr_mr *mr,
 	           const struct hmr_mr_req *req);
+	/* Undo reg, including whatever the registrar keeps per MR. */
 	void (*dereg)(struct hmr_domain *domain, struct hmr_mr *mr);
 	void (*close)(struct hmr_domain *domain);
 };
+
+#define HMR_REGISTRAR_SLOTS(X)                                                 \
+	X(probe)                                                               \
+	X(open)                                                                \
+	X(reg)                                                                 \
+	X(dereg)                                                               \
+	X(close)
+
+/* core/stubs.c: probe and open say "not available"; reg -FI_ENOSYS. */
+extern const struct hmr_registrar_ops hmr__registrar_stubs;
 
 /* What core/ knows of a resource that can be bound to an MR. */
 struct hmr_bindable {
@@ -93,9 +108,7 @@ struct hmr_mr {
 	struct iovec *iov; /* Host-visible segments. */
 	enum fi_hmem_iface iface;
 	uint64_t device;
-	uint32_t hmem_flags; /* HMR_HMEM_* of the allocation. */
-	size_t page_size;
-	size_t sub_mr_cnt;       /* The hint, kept for the registrar. */
+	uint32_t hmem_flags;     /* HMR_HMEM_* of the allocation. */
 	struct hmr_mr *base_mr;  /* Parent when this is a sub-MR. */
 	atomic_size_t sub_count; /* Live sub-MRs (changed under the lock). */
 	bool enabled;            /* (domain lock) */
@@ -106,8 +119,6 @@ struct hmr_mr {
 	struct hmr_mr_binding *binds;
 	size_t nbinds;
 	size_t auth_key_size;
-	void *map; /* An mmap this MR owns (FI_MR_DMABUF). */
-	size_t map_len;
 	void *registrar_data; /* The registrar's own state. */
 	struct iovec iov_one; /* iov storage when iov_count == 1. */
 	/* Not cleared for a new MR (see mr_new): only auth_key_size bytes of
@@ -118,9 +129,13 @@ struct hmr_mr {
 	_Alignas(8) unsigned char registrar_space[32];
 };
 
-/* How many closed MR shells a domain keeps before freeing the oldest:
- * a second fi_close of an MR inside this window returns -FI_EBADF. */
+/* How many closed MR shells a domain keeps before reusing the oldest: a
+ * call through an MR handle within the domain's next 256 MR closes
+ * returns -FI_EBADF; after that the memory may hold a new MR
+ * (doc/software-domain.md states the window). */
 #define HMR_MR_SHELLS 256
+/* How many closed domains the process keeps as shells (domain.c). */
+#define HMR_DOMAIN_SHELLS 64
 
 struct hmr_domain {
 	struct fid_domain domain_fid; /* First. */
@@ -148,20 +163,25 @@ struct hmr_domain {
 	_Atomic(struct hmr_mr *) spare;
 };
 
-/* The ops of a closed object: every call returns -FI_EBADF. */
+/* core/closed.c: the ops of closed objects; every call is -FI_EBADF. */
 extern struct fi_ops hmr__closed_ops;
+extern struct fi_ops_mr hmr__closed_mr_ops;
+extern struct fi_ops_domain hmr__closed_domain_ops;
+extern struct fi_ops_cntr hmr__closed_cntr_ops;
 
 static inline struct hmr_domain *hmr__domain(struct fid *fid)
 {
 	return (struct hmr_domain *)fid;
 }
 
-/* An open domain of hmr's, as a public call receives it: not NULL, a
- * domain, not closed (closed domains stay as shells with closed ops). */
-static inline bool hmr__domain_open(const struct fid_domain *domain)
+/* What a public call that takes a domain answers about it: 0 for an open
+ * domain of hmr's, -FI_EBADF for one already closed (a shell with closed
+ * ops), -FI_EINVAL for NULL or another object. */
+static inline int hmr__domain_usable(const struct fid_domain *domain)
 {
-	return domain && domain->fid.fclass == FI_CLASS_DOMAIN &&
-	       domain->fid.ops != &hmr__closed_ops;
+	if (!domain || domain->fid.fclass != FI_CLASS_DOMAIN)
+		return -FI_EINVAL;
+	return domain->fid.ops == &hmr__closed_ops ? -FI_EBADF : 0;
 }
 
 static inline bool hmr__virt_addr(const struct hmr_domain *d)
@@ -181,8 +201,6 @@ static inline bool hmr__prov_key(const struct hmr_domain *d)
 
 /* core/mr.c */
 extern struct fi_ops_mr hmr__mr_ops;
-/* Free what a closed MR still holds; the shell itself stays. */
-void hmr__mr_free(struct hmr_mr *mr);
 
 /* core/rawkey.c */
 int hmr__mr_raw_attr(struct hmr_mr *mr, struct fi_mr_raw_attr *attr);
@@ -203,7 +221,7 @@ int hmr__mr_refresh(struct hmr_mr *mr, const struct fi_mr_modify *modify);
 extern const struct hmr_registrar_ops hmr__software_registrar;
 extern const struct hmr_registrar_ops hmr__verbs_registrar;
 
-/* core/util.c: stubs for the ops slots hmr leaves out. */
+/* core/stubs.c: -FI_ENOSYS for the ops slots hmr leaves out. */
 int hmr__fid_enosys_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
 int hmr__fid_enosys_control(struct fid *fid, int command, void *arg);
 int hmr__fid_enosys_ops_open(struct fid *fid, const char *name, uint64_t flags,
@@ -211,6 +229,5 @@ int hmr__fid_enosys_ops_open(struct fid *fid, const char *name, uint64_t flags,
 int hmr__fid_enosys_tostr(const struct fid *fid, char *buf, size_t len);
 int hmr__fid_enosys_ops_set(struct fid *fid, const char *name, uint64_t flags,
                             void *ops, void *context);
-uint64_t hmr__random64(void);
 
 #endif /* HMR_CORE_DOMAIN_H */

@@ -1,9 +1,12 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* keymap.c: the hash map behind keys and mapped raw keys. */
 #include <stdlib.h>
 
 #include <hmr/fi_mr.h>
 
-#include "keymap.h"
+#include "base/alloc.h"
+#include "base/hash.h"
+#include "core/keymap.h"
 
 struct hmr_keymap_slot {
 	uint64_t key;
@@ -12,13 +15,8 @@ struct hmr_keymap_slot {
 
 static size_t slot_of(uint64_t key, size_t cap)
 {
-	/* splitmix64's finalizer: keys are often sequential. */
-	key ^= key >> 30;
-	key *= 0xbf58476d1ce4e5b9ULL;
-	key ^= key >> 27;
-	key *= 0x94d049bb133111ebULL;
-	key ^= key >> 31;
-	return (size_t)key & (cap - 1);
+	/* Mixed: keys are often sequential. */
+	return (size_t)hmr__hash64(key) & (cap - 1);
 }
 
 void hmr__keymap_init(struct hmr_keymap *map)
@@ -62,7 +60,7 @@ static void place(struct hmr_keymap_slot *slots, size_t cap, uint64_t key,
 static int grow(struct hmr_keymap *map)
 {
 	size_t cap = map->cap ? map->cap * 2 : 64, i;
-	struct hmr_keymap_slot *slots = calloc(cap, sizeof(*slots));
+	struct hmr_keymap_slot *slots = hmr__calloc(cap, sizeof(*slots));
 
 	if (!slots)
 		return -FI_ENOMEM;

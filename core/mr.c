@@ -1,12 +1,13 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* mr.c: fi_mr_reg/regv/regattr, fi_close of an MR, and its control. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
-#include "hmem.h"
-#include "host.h"
-#include "log.h"
-#include "mr_check.h"
+#include "hmem/hmem.h"
+#include "base/alloc.h"
+#include "base/host.h"
+#include "base/log.h"
+#include "core/mr_check.h"
 
 static int mr_close(struct fid *fid);
 static int mr_control(struct fid *fid, int command, void *arg);
@@ -21,7 +22,8 @@ static struct fi_ops mr_fi_ops = {
         .ops_set = hmr__fid_enosys_ops_set,
 };
 
-void hmr__mr_free(struct hmr_mr *mr)
+/* Free what a closed MR still holds; the shell itself stays. */
+static void mr_free(struct hmr_mr *mr)
 {
 	if (mr->iov != &mr->iov_one)
 		free(mr->iov);
@@ -29,9 +31,6 @@ void hmr__mr_free(struct hmr_mr *mr)
 	if (mr->binds)
 		free(mr->binds);
 	mr->binds = NULL;
-	if (mr->map)
-		munmap(mr->map, mr->map_len);
-	mr->map = NULL;
 }
 
 /* A fresh MR holding a private copy of the request. */
@@ -44,9 +43,10 @@ static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
 
 	if (mr)
 		memset(mr, 0, offsetof(struct hmr_mr, auth_key));
-	else if (!(mr = calloc(1, sizeof(*mr))))
+	else if (!(mr = hmr__calloc(1, sizeof(*mr))))
 		return -FI_ENOMEM;
-	mr->iov = count == 1 ? &mr->iov_one : calloc(count, sizeof(*mr->iov));
+	mr->iov = count == 1 ? &mr->iov_one
+	                     : hmr__calloc(count, sizeof(*mr->iov));
 	if (!mr->iov) {
 		free(mr);
 		return -FI_ENOMEM;
@@ -73,18 +73,15 @@ static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
 	mr->domain = d;
 	mr->access = a->access;
 	mr->flags = req->flags;
-	mr->base_mr = req->base;
-	if (req->base) {
+	mr->base_mr = req->base_mr;
+	if (req->base_mr) {
 		/* Inherited from the base; the request's values are ignored. */
-		mr->iface = req->base->iface;
-		mr->device = req->base->device;
-		mr->hmem_flags = req->base->hmem_flags;
-		mr->page_size = req->base->page_size;
-	} else {
-		/* iface and device come from hmr__hmem_resolve. */
-		mr->page_size = a->page_size;
+		mr->iface = req->base_mr->iface;
+		mr->device = req->base_mr->device;
+		mr->hmem_flags = req->base_mr->hmem_flags;
 	}
-	mr->sub_mr_cnt = a->sub_mr_cnt;
+	/* Otherwise iface and device come from hmr__hmem_resolve.  page_size
+	 * and sub_mr_cnt are hints (checked, then not needed). */
 	/* Created disabled: every MR under FI_MR_ENDPOINT, and those that
 	 * will count RMA events under FI_MR_RMA_EVENT. */
 	mr->created_disabled =
@@ -191,7 +188,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 		if (ret)
 			return ret;
 	}
-	if (req->base) {
+	if (req->base_mr) {
 		pthread_rwlock_rdlock(&d->lock);
 		ret = hmr__mr_check_sub(d, req);
 		pthread_rwlock_unlock(&d->lock);
@@ -201,7 +198,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 	ret = mr_new(d, req, &mr);
 	if (ret)
 		return ret;
-	if ((d->attr.caps & FI_HMEM) && !req->base &&
+	if ((d->attr.caps & FI_HMEM) && !req->base_mr &&
 	    !(req->flags & FI_MR_DMABUF)) {
 		struct hmr_hmem_info info;
 
@@ -217,9 +214,9 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 		mr->iface = req->attr.iface;
 		mr->device = req->attr.device.reserved;
 	}
-	if (!(req->flags & FI_MR_DMABUF) && !req->base &&
-	    mr->iface == FI_HMEM_SYSTEM && hmr__allocated(d) &&
-	    !d->registrar->checks_backing) {
+	/* Sub-MRs too: the base's pages may have been unmapped since. */
+	if (!(req->flags & FI_MR_DMABUF) && mr->iface == FI_HMEM_SYSTEM &&
+	    hmr__allocated(d) && !d->registrar->checks_backing) {
 		ret = hmr__host_range_mapped(mr->iov, mr->iov_count);
 		if (ret) {
 			hmr_warn("FI_MR_ALLOCATED: the range is not backed");
@@ -247,9 +244,46 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 err_dereg:
 	d->registrar->dereg(d, mr);
 err_free:
-	hmr__mr_free(mr);
+	mr_free(mr);
 	free(mr);
 	return ret;
+}
+
+/*
+ * Copy the caller's fi_mr_attr, reading each field only if the caller's
+ * API version has it (the versions: libfabric's fi_domain.h history, as
+ * include/hmr/fi_mr.h lists them).  An older struct ends before the later
+ * fields: reading them would read past the caller's object.
+ */
+static int attr_by_version(uint32_t v, const struct fi_mr_attr *in,
+                           uint64_t flags, struct fi_mr_attr *out)
+{
+	out->mr_iov = in->mr_iov; /* The union: dmabuf from 1.20. */
+	out->iov_count = in->iov_count;
+	out->access = in->access;
+	out->offset = in->offset;
+	out->requested_key = in->requested_key;
+	out->context = in->context;
+	out->auth_key_size = in->auth_key_size;
+	out->auth_key = in->auth_key;
+	if (v >= FI_VERSION(1, 9)) {
+		out->iface = in->iface;
+		out->device = in->device;
+	}
+	if (v >= FI_VERSION(1, 19))
+		out->hmem_data = in->hmem_data;
+	if ((flags & FI_MR_DMABUF) && v < FI_VERSION(1, 20)) {
+		hmr_warn("FI_MR_DMABUF needs API 1.20 (the caller's is %u.%u)",
+		         FI_MAJOR(v), FI_MINOR(v));
+		return -FI_EBADFLAGS;
+	}
+	if (v >= FI_VERSION(1, 22))
+		out->page_size = in->page_size;
+	if (v >= FI_VERSION(2, 0)) {
+		out->base_mr = in->base_mr;
+		out->sub_mr_cnt = in->sub_mr_cnt;
+	}
+	return 0;
 }
 
 static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
@@ -257,17 +291,18 @@ static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 {
 	struct hmr_domain *d = hmr__domain(fid);
 	struct hmr_mr_req req;
+	int ret;
 
+	if (mr)
+		*mr = NULL;
 	if (!attr)
 		return -FI_EINVAL;
 	memset(&req, 0, sizeof(req));
-	/* Before 2.0 the struct ended at `device`: read no further. */
-	memcpy(&req.attr, attr,
-	       d->attr.fi_version >= FI_VERSION(2, 0)
-	               ? sizeof(req.attr)
-	               : offsetof(struct fi_mr_attr, hmem_data));
+	ret = attr_by_version(d->attr.fi_version, attr, flags, &req.attr);
+	if (ret)
+		return ret;
 	req.flags = flags;
-	req.base = (struct hmr_mr *)req.attr.base_mr;
+	req.base_mr = (struct hmr_mr *)req.attr.base_mr;
 	return mr_register(d, &req, mr);
 }
 
@@ -277,6 +312,8 @@ static int mr_regv(struct fid *fid, const struct iovec *iov, size_t count,
 {
 	struct hmr_mr_req req;
 
+	if (mr)
+		*mr = NULL;
 	memset(&req, 0, sizeof(req));
 	req.attr.mr_iov = iov;
 	req.attr.iov_count = count;
@@ -355,10 +392,13 @@ static int mr_close(struct fid *fid)
 	} else {
 		mr->mr_fid.fid.ops = &hmr__closed_ops;
 	}
+	/* fi_mr_key and fi_mr_desc read fields: a closed MR names nothing. */
+	mr->mr_fid.key = FI_KEY_NOTAVAIL;
+	mr->mr_fid.mem_desc = NULL;
 	atomic_fetch_sub(&d->mr_count, 1);
 	/* No lookup can reach the MR now: deregister without the lock. */
 	d->registrar->dereg(d, mr);
-	hmr__mr_free(mr);
+	mr_free(mr);
 	keep_shell(d, mr);
 	return 0;
 }

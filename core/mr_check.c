@@ -1,7 +1,9 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* mr_check.c: what fi_mr(3) and the domain's mode allow in a request. */
-#include "host.h"
-#include "log.h"
-#include "mr_check.h"
+#include "base/range.h"
+#include "base/host.h"
+#include "base/log.h"
+#include "core/mr_check.h"
 
 #define HMR_KNOWN_ACCESS                                                       \
 	(FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ |             \
@@ -66,9 +68,9 @@ static int check_iovs(const struct hmr_domain *d, const struct iovec *iov,
 		return -FI_EINVAL;
 	}
 	for (i = 0; i < count; i++) {
-		if (!iov[i].iov_base || !iov[i].iov_len ||
-		    (uintptr_t)iov[i].iov_base + iov[i].iov_len - 1 <
-		            (uintptr_t)iov[i].iov_base) {
+		if (!iov[i].iov_base ||
+		    !hmr__range_valid((uintptr_t)iov[i].iov_base,
+		                      iov[i].iov_len)) {
 			hmr_warn("iov[%zu] = {%p, %zu}: NULL, empty or "
 			         "wrapping",
 			         i, iov[i].iov_base, iov[i].iov_len);
@@ -82,7 +84,7 @@ static int check_dmabuf(const struct fi_mr_attr *attr)
 {
 	const struct fi_mr_dmabuf *b = attr->dmabuf;
 
-	if (!b || !b->len || attr->base_mr || b->offset + b->len < b->offset) {
+	if (!b || attr->base_mr || !hmr__range_valid(b->offset, b->len)) {
 		hmr_warn("FI_MR_DMABUF: dmabuf %p empty or wrapping, or "
 		         "base_mr set",
 		         (const void *)b);
@@ -130,16 +132,15 @@ int hmr__mr_check(struct hmr_domain *d, struct hmr_mr_req *req)
 	return check_iovs(d, attr->mr_iov, attr->iov_count);
 }
 
-static bool inside(const struct hmr_mr *base, const struct iovec *v)
+/* Shared with fi_mr_refresh: [iov] lies inside one of the MR's iovs. */
+bool hmr__mr_covers(const struct hmr_mr *mr, const struct iovec *v)
 {
-	uintptr_t s = (uintptr_t)v->iov_base, e = s + v->iov_len;
 	size_t i;
 
-	for (i = 0; i < base->iov_count; i++) {
-		uintptr_t bs = (uintptr_t)base->iov[i].iov_base;
-		uintptr_t be = bs + base->iov[i].iov_len;
-
-		if (s >= bs && e <= be)
+	for (i = 0; i < mr->iov_count; i++) {
+		if (hmr__range_inside((uintptr_t)v->iov_base, v->iov_len,
+		                      (uintptr_t)mr->iov[i].iov_base,
+		                      mr->iov[i].iov_len))
 			return true;
 	}
 	return false;
@@ -147,7 +148,7 @@ static bool inside(const struct hmr_mr *base, const struct iovec *v)
 
 int hmr__mr_check_sub(struct hmr_domain *d, const struct hmr_mr_req *req)
 {
-	const struct hmr_mr *base = req->base;
+	const struct hmr_mr *base = req->base_mr;
 	size_t i;
 
 	if (base->domain != d || base->mr_fid.fid.ops == &hmr__closed_ops) {
@@ -161,7 +162,7 @@ int hmr__mr_check_sub(struct hmr_domain *d, const struct hmr_mr_req *req)
 		return -FI_EINVAL;
 	}
 	for (i = 0; i < req->attr.iov_count; i++) {
-		if (!inside(base, &req->attr.mr_iov[i])) {
+		if (!hmr__mr_covers(base, &req->attr.mr_iov[i])) {
 			hmr_warn("sub-MR iov[%zu] is not inside its base", i);
 			return -FI_EINVAL;
 		}

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* rawkey.c: fi_mr_raw_attr, fi_mr_map_raw and fi_mr_unmap_key. */
 #include <string.h>
 
-#include "domain.h"
-#include "log.h"
+#include "base/hash.h"
+#include "core/domain.h"
+#include "base/log.h"
 
 /*
  * A raw key carries what a peer needs to name the region: the key, and
@@ -22,20 +24,12 @@ struct raw_key {
 	uint64_t check;
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 static uint64_t raw_check(const struct hmr_domain *d, uint64_t key,
                           uint64_t base)
 {
-	return mix(d->secret ^ mix(d->tag ^ mix(key ^ mix(base))));
+	return hmr__hash64(
+	        d->secret ^
+	        hmr__hash64(d->tag ^ hmr__hash64(key ^ hmr__hash64(base))));
 }
 
 int hmr__mr_raw_attr(struct hmr_mr *mr, struct fi_mr_raw_attr *attr)

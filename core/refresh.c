@@ -1,23 +1,9 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* refresh.c: fi_mr_refresh, as fi_mr(3) rules it per mr_mode. */
-#include "domain.h"
-#include "host.h"
-#include "log.h"
-
-static bool range_inside(const struct hmr_mr *mr, const struct iovec *v)
-{
-	uintptr_t s = (uintptr_t)v->iov_base, e = s + v->iov_len;
-	size_t i;
-
-	if (e < s)
-		return false;
-	for (i = 0; i < mr->iov_count; i++) {
-		uintptr_t bs = (uintptr_t)mr->iov[i].iov_base;
-
-		if (s >= bs && e <= bs + mr->iov[i].iov_len)
-			return true;
-	}
-	return false;
-}
+#include "core/domain.h"
+#include "base/host.h"
+#include "base/log.h"
+#include "core/mr_check.h"
 
 int hmr__mr_refresh(struct hmr_mr *mr, const struct fi_mr_modify *modify)
 {
@@ -42,8 +28,9 @@ int hmr__mr_refresh(struct hmr_mr *mr, const struct fi_mr_modify *modify)
 		count = mr->iov_count;
 	}
 	for (i = 0; i < count; i++) {
-		if (!range_inside(mr, &iov[i])) {
-			hmr_warn("fi_mr_refresh: iov[%zu] is outside the MR",
+		if (!hmr__mr_covers(mr, &iov[i])) {
+			hmr_warn("fi_mr_refresh: iov[%zu] is empty, wraps or "
+			         "is outside the MR",
 			         i);
 			return -FI_EINVAL;
 		}

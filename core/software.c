@@ -1,12 +1,14 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* software.c: the software registrar: keys only, access checked in core. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "host.h"
-#include "log.h"
-#include "mr_check.h"
+#include "base/range.h"
+#include "base/host.h"
+#include "base/log.h"
+#include "core/mr_check.h"
 
 static int sw_probe(char *why, size_t why_len)
 {
@@ -21,20 +23,45 @@ static int sw_open(struct hmr_domain *d)
 	return 0;
 }
 
+static void sw_close(struct hmr_domain *d)
+{
+	(void)d;
+}
+
+/* What the software registrar keeps per MR, in mr->registrar_space: the
+ * mapping of an FI_MR_DMABUF buffer (NULL otherwise). */
+struct sw_mr {
+	void *map;
+	size_t map_len;
+};
+
+static struct sw_mr *sw_mr(struct hmr_mr *mr)
+{
+	_Static_assert(sizeof(struct sw_mr) <= sizeof(mr->registrar_space),
+	               "registrar_space holds struct sw_mr");
+	return (struct sw_mr *)mr->registrar_space;
+}
+
 /* FI_MR_DMABUF: map the buffer so hmr_mr_access can hand out pointers.
  * The mapping holds its own reference: the caller may close the fd. */
 static int map_dmabuf(struct hmr_mr *mr, const struct fi_mr_dmabuf *b)
 {
 	size_t page = hmr__host_page_size();
-	uint64_t start = b->offset & ~(uint64_t)(page - 1);
-	size_t len = (size_t)(b->offset - start) + b->len;
+	uint64_t start = b->offset & ~(uint64_t)(page - 1), end;
+	size_t len;
 	void *p;
 
 	if (fcntl(b->fd, F_GETFD) < 0) {
 		hmr_warn("FI_MR_DMABUF: fd %d is not open", b->fd);
 		return -FI_EBADF;
 	}
-	len = (len + page - 1) & ~(page - 1);
+	/* mr_check made sure offset + len does not wrap. */
+	if (!hmr__align_up(b->offset + b->len, page, &end)) {
+		hmr_warn("FI_MR_DMABUF: [%#llx, +%zu) ends past the last page",
+		         (unsigned long long)b->offset, b->len);
+		return -FI_EINVAL;
+	}
+	len = (size_t)(end - start);
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd,
 	         (off_t)start);
 	if (p == MAP_FAILED) {
@@ -44,8 +71,8 @@ static int map_dmabuf(struct hmr_mr *mr, const struct fi_mr_dmabuf *b)
 		         b->fd, (unsigned long long)start, len, strerror(err));
 		return err == ENODEV ? -FI_EOPNOTSUPP : -err;
 	}
-	mr->map = p;
-	mr->map_len = len;
+	sw_mr(mr)->map = p;
+	sw_mr(mr)->map_len = len;
 	mr->iov[0].iov_base = (char *)p + (b->offset - start);
 	return 0;
 }
@@ -54,6 +81,7 @@ static int sw_reg(struct hmr_domain *d, struct hmr_mr *mr,
                   const struct hmr_mr_req *req)
 {
 	(void)d;
+	sw_mr(mr)->map = NULL; /* The space is not cleared for a new MR. */
 	if (req->flags & FI_MR_DMABUF)
 		return map_dmabuf(mr, req->attr.dmabuf);
 	return 0;
@@ -61,17 +89,15 @@ static int sw_reg(struct hmr_domain *d, struct hmr_mr *mr,
 
 static void sw_dereg(struct hmr_domain *d, struct hmr_mr *mr)
 {
-	(void)d;
-	(void)mr;
-}
+	struct sw_mr *s = sw_mr(mr);
 
-static void sw_close(struct hmr_domain *d)
-{
 	(void)d;
+	if (s->map)
+		munmap(s->map, s->map_len);
+	s->map = NULL;
 }
 
 const struct hmr_registrar_ops hmr__software_registrar = {
-        .version = 1,
         .needed_mr_mode = 0,
         .supported_mr_mode = FI_MR_LOCAL | FI_MR_RAW | FI_MR_VIRT_ADDR |
                              FI_MR_ALLOCATED | FI_MR_PROV_KEY |

@@ -1,11 +1,13 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* cuda.c: the CUDA backend's ops: query, copies, dma-buf, IPC. */
 #include <string.h>
 #include <unistd.h>
 
-#include "cuda_api.h"
-#include "hmem.h"
-#include "host.h"
-#include "log.h"
+#include "cuda/cuda_api.h"
+#include "base/range.h"
+#include "hmem/hmem.h"
+#include "base/host.h"
+#include "base/log.h"
 
 static int cuda_init(char *why, size_t why_len)
 {
@@ -36,7 +38,6 @@ static int cuda_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
 	size_t size = 0;
 	void *data[] = {&memtype, &ordinal, &buffer_id, &managed,
 	                &start,   &size,    &mapped};
-	char err[64];
 	int r;
 
 	(void)len;
@@ -47,11 +48,8 @@ static int cuda_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
 	if (r == HMR_CUDA_ERROR_INVALID_VALUE ||
 	    r == HMR_CUDA_ERROR_NOT_INITIALIZED || (r == 0 && memtype == 0))
 		return -FI_ENOENT;
-	if (r != HMR_CUDA_SUCCESS) {
-		hmr_warn("cuPointerGetAttributes(%p): %s", ptr,
-		         hmr__cuda_error(r, err, sizeof(err)));
-		return -FI_EIO;
-	}
+	if (r != HMR_CUDA_SUCCESS)
+		return hmr__cuda_check("cuPointerGetAttributes", r);
 	memset(info, 0, sizeof(*info));
 	info->iface = FI_HMEM_CUDA;
 	info->device = ordinal < 0 ? 0 : (uint64_t)ordinal;
@@ -71,27 +69,29 @@ static int cuda_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
  * device 0's primary one (portable memory is visible to every device). */
 static int cuda_host_register(void *ptr, size_t len)
 {
-	hmr_CUcontext prev = hmr__cuda_push(0);
-	char err[64];
-	int r = hmr__cuda.cuMemHostRegister(ptr, len,
-	                                    HMR_CU_MEMHOSTREGISTER_PORTABLE);
+	hmr_CUcontext prev;
+	int ret;
 
+	if (!hmr__cuda.cuMemHostRegister)
+		return -FI_ENOSYS;
+	prev = hmr__cuda_push(0);
+	ret = HMR_CU(cuMemHostRegister, ptr, len,
+	             HMR_CU_MEMHOSTREGISTER_PORTABLE);
 	hmr__cuda_pop(prev);
-	if (r != HMR_CUDA_SUCCESS) {
-		hmr_warn("cuMemHostRegister(%p, %zu): %s", ptr, len,
-		         hmr__cuda_error(r, err, sizeof(err)));
-		return -FI_EIO;
-	}
-	return 0;
+	return ret;
 }
 
 static int cuda_host_unregister(void *ptr)
 {
-	hmr_CUcontext prev = hmr__cuda_push(0);
-	int r = hmr__cuda.cuMemHostUnregister(ptr);
+	hmr_CUcontext prev;
+	int ret;
 
+	if (!hmr__cuda.cuMemHostUnregister)
+		return -FI_ENOSYS;
+	prev = hmr__cuda_push(0);
+	ret = HMR_CU(cuMemHostUnregister, ptr);
 	hmr__cuda_pop(prev);
-	return r == HMR_CUDA_SUCCESS ? 0 : -FI_EINVAL;
+	return ret;
 }
 
 /* Copies need a current context; the owning device's primary one. */
@@ -99,64 +99,59 @@ static int device_of(const void *ptr)
 {
 	struct hmr_hmem_info info;
 
-	if (cuda_query(ptr, 1, &info) || info.device >= HMR_CUDA_MAX_DEVICES)
+	if (cuda_query(ptr, 1, &info) || info.device >= HMR_MAX_DEVICES)
 		return 0;
 	return (int)info.device;
 }
 
 static int cuda_copy_to(void *dev, const void *host, size_t len)
 {
-	hmr_CUcontext prev = hmr__cuda_push(device_of(dev));
-	int r = hmr__cuda.cuMemcpyHtoD((hmr_CUdeviceptr)(uintptr_t)dev, host,
-	                               len);
+	hmr_CUcontext prev;
+	int ret;
 
+	if (!hmr__cuda.cuMemcpyHtoD)
+		return -FI_ENOSYS;
+	prev = hmr__cuda_push(device_of(dev));
+	ret = HMR_CU(cuMemcpyHtoD, (hmr_CUdeviceptr)(uintptr_t)dev, host, len);
 	hmr__cuda_pop(prev);
-	return r == HMR_CUDA_SUCCESS ? 0 : -FI_EIO;
+	return ret;
 }
 
 static int cuda_copy_from(void *host, const void *dev, size_t len)
 {
-	hmr_CUcontext prev = hmr__cuda_push(device_of(dev));
-	int r = hmr__cuda.cuMemcpyDtoH(host, (hmr_CUdeviceptr)(uintptr_t)dev,
-	                               len);
+	hmr_CUcontext prev;
+	int ret;
 
+	if (!hmr__cuda.cuMemcpyDtoH)
+		return -FI_ENOSYS;
+	prev = hmr__cuda_push(device_of(dev));
+	ret = HMR_CU(cuMemcpyDtoH, host, (hmr_CUdeviceptr)(uintptr_t)dev, len);
 	hmr__cuda_pop(prev);
-	return r == HMR_CUDA_SUCCESS ? 0 : -FI_EIO;
-}
-
-static bool cuda_dmabuf_supported(uint64_t device)
-{
-	return device < (uint64_t)hmr__cuda.device_count &&
-	       hmr__cuda_dmabuf[device];
+	return ret;
 }
 
 static int export_range(int dev, hmr_CUdeviceptr start, size_t size,
                         uint64_t flags, int *fd)
 {
 	hmr_CUcontext prev = hmr__cuda_push(dev);
-	char err[64];
-	int r = HMR_CUDA_ERROR_NOT_SUPPORTED;
+	int r = HMR_CUDA_ERROR_NOT_SUPPORTED, ret;
 
-	/* The PCIe mapping only when asked, and the default when refused. */
+	/* The PCIe mapping only when asked, and the default when refused
+	 * (a refusal of the PCIe mapping is expected: not logged). */
 	if (flags & HMR_DMABUF_PCIE)
 		r = hmr__cuda.cuMemGetHandleForAddressRange(
 		        fd, start, size,
 		        HMR_CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
 		        HMR_CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE);
-	if (r != HMR_CUDA_SUCCESS)
-		r = hmr__cuda.cuMemGetHandleForAddressRange(
-		        fd, start, size,
-		        HMR_CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+	ret = r == HMR_CUDA_SUCCESS
+	              ? 0
+	              : HMR_CU(cuMemGetHandleForAddressRange, fd, start, size,
+	                       HMR_CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
 	hmr__cuda_pop(prev);
-	if (r != HMR_CUDA_SUCCESS) {
-		hmr_warn("cuMemGetHandleForAddressRange(%#llx, %zu) on device "
-		         "%d: %s",
-		         start, size, dev,
-		         hmr__cuda_error(r, err, sizeof(err)));
-		return r == HMR_CUDA_ERROR_NOT_SUPPORTED ? -FI_EOPNOTSUPP
-		                                         : -FI_EIO;
-	}
-	return 0;
+	if (ret)
+		hmr_info("cuda device %d cannot export [%#llx, +%zu)", dev,
+		         start, size);
+	return ret;
 }
 
 /*
@@ -169,21 +164,23 @@ static int cuda_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
 {
 	size_t page = hmr__host_page_size();
 	struct hmr_hmem_info info;
-	uintptr_t p = (uintptr_t)ptr, start, end;
+	uintptr_t p = (uintptr_t)ptr, start;
+	uint64_t end;
 	int ret = cuda_query(ptr, len, &info);
 
 	if (ret)
 		return ret == -FI_ENOENT ? -FI_EINVAL : ret;
 	if (info.device >= (uint64_t)hmr__cuda.device_count ||
 	    !((info.flags & HMR_HMEM_HOST_ALLOC)
-	              ? hmr__cuda_host_dmabuf[info.device]
-	              : hmr__cuda_dmabuf[info.device])) {
+	              ? hmr__cuda.host_dmabuf[info.device]
+	              : hmr__cuda.dmabuf[info.device])) {
 		hmr_info("cuda device %llu cannot export this memory as a "
 		         "dma-buf",
 		         (unsigned long long)info.device);
 		return -FI_EOPNOTSUPP;
 	}
-	if (!info.size || p + len > info.base + info.size) {
+	if (!hmr__range_inside(p, len, info.base, info.size) ||
+	    !hmr__align_up(info.base + info.size, page, &end)) {
 		hmr_warn("[%p, +%zu) runs past its allocation [%#llx, +%llu): "
 		         "a dma-buf covers one allocation or VMM segment; "
 		         "register each segment separately",
@@ -192,9 +189,8 @@ static int cuda_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
 		return -FI_EINVAL;
 	}
 	start = (uintptr_t)info.base & ~(uintptr_t)(page - 1);
-	end = ((uintptr_t)info.base + info.size + page - 1) &
-	      ~(uintptr_t)(page - 1);
-	ret = export_range((int)info.device, start, end - start, flags, fd);
+	ret = export_range((int)info.device, start, (size_t)(end - start),
+	                   flags, fd);
 	if (ret)
 		return ret;
 	*offset = p - start;
@@ -215,10 +211,8 @@ static int cuda_ipc_get(const void *ptr, void *handle, size_t *handle_size)
 		return -FI_ETOOSMALL;
 	}
 	*handle_size = sizeof(hmr_CUipcMemHandle);
-	return hmr__cuda.cuIpcGetMemHandle(handle,
-	                                   (hmr_CUdeviceptr)(uintptr_t)ptr)
-	               ? -FI_EINVAL
-	               : 0;
+	return HMR_CU(cuIpcGetMemHandle, handle,
+	              (hmr_CUdeviceptr)(uintptr_t)ptr);
 }
 
 static int cuda_ipc_open(uint64_t device, const void *handle,
@@ -227,20 +221,26 @@ static int cuda_ipc_open(uint64_t device, const void *handle,
 	hmr_CUipcMemHandle h;
 	hmr_CUdeviceptr d;
 	hmr_CUcontext prev;
-	int r;
+	int ret;
 
-	if (!hmr__cuda.cuIpcOpenMemHandle || handle_size != sizeof(h) ||
-	    device >= (uint64_t)hmr__cuda.device_count)
+	if (!hmr__cuda.cuIpcOpenMemHandle)
+		return -FI_ENOSYS;
+	if (handle_size != sizeof(h) ||
+	    device >= (uint64_t)hmr__cuda.device_count) {
+		hmr_warn("IPC handle of %zu bytes (want %zu) for device %llu "
+		         "(of %d)",
+		         handle_size, sizeof(h), (unsigned long long)device,
+		         hmr__cuda.device_count);
 		return -FI_EINVAL;
+	}
 	memcpy(&h, handle, sizeof(h));
 	prev = hmr__cuda_push((int)device);
-	r = hmr__cuda.cuIpcOpenMemHandle(
-	        &d, h, HMR_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+	ret = HMR_CU(cuIpcOpenMemHandle, &d, h,
+	             HMR_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
 	hmr__cuda_pop(prev);
-	if (r != HMR_CUDA_SUCCESS)
-		return -FI_EINVAL;
-	*ptr = (void *)(uintptr_t)d;
-	return 0;
+	if (!ret)
+		*ptr = (void *)(uintptr_t)d;
+	return ret;
 }
 
 static int cuda_ipc_close(void *ptr)
@@ -249,18 +249,14 @@ static int cuda_ipc_close(void *ptr)
 		return -FI_ENOSYS;
 	/* The mapping's range is no longer this process's device memory. */
 	hmr__memtype_remove((uintptr_t)ptr, (uintptr_t)ptr + 1);
-	return hmr__cuda.cuIpcCloseMemHandle((hmr_CUdeviceptr)(uintptr_t)ptr)
-	               ? -FI_EINVAL
-	               : 0;
+	return HMR_CU(cuIpcCloseMemHandle, (hmr_CUdeviceptr)(uintptr_t)ptr);
 }
 
 static const char *const cuda_peermem[] = {"nvidia_peermem", "nv_peer_mem",
                                            NULL};
 
 const struct hmr_backend_ops hmr__cuda_backend = {
-        .version = HMR_BACKEND_OPS_VERSION,
         .iface = FI_HMEM_CUDA,
-        .name = "cuda",
         .init = cuda_init,
         .fini = cuda_fini,
         .query = cuda_query,
@@ -270,7 +266,6 @@ const struct hmr_backend_ops hmr__cuda_backend = {
         .copy_from = cuda_copy_from,
         .dmabuf_get = cuda_dmabuf_get,
         .dmabuf_put = cuda_dmabuf_put,
-        .dmabuf_supported = cuda_dmabuf_supported,
         .peermem_modules = cuda_peermem,
         .ipc_get = cuda_ipc_get,
         .ipc_open = cuda_ipc_open,

@@ -1,8 +1,11 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* classify.c: what memory a pointer is, and the public hmem calls. */
+#include <stdatomic.h>
 #include <string.h>
 
-#include "hmem.h"
-#include "log.h"
+#include "base/range.h"
+#include "hmem/hmem.h"
+#include "base/log.h"
 
 #define IFACES (FI_HMEM_SYNAPSEAI + 1)
 
@@ -37,13 +40,22 @@ static int ask_backends(const void *ptr, size_t len, struct hmr_hmem_info *info)
  * device answer is always fresh from its backend, since buffer ids and
  * the allocation may have changed since it was cached; the cache then
  * only saves asking the other backends.
+ *
+ * Classify [ptr, ptr + len): the memtype cache first, then the present
+ * backends in iface order; remembers the answer.  Host memory is
+ * FI_HMEM_SYSTEM with the other fields 0.
  */
-int hmr__hmem_classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
+static int classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
 {
 	const struct hmr_backend_ops *b;
 	uintptr_t a = (uintptr_t)ptr;
+	uint64_t end, dev_end;
 	int ret;
 
+	if (!hmr__range_end(a, len, &end)) {
+		hmr_warn("[%p, +%zu) wraps", ptr, len);
+		return -FI_EINVAL;
+	}
 	/* O(1) while no backend has a device: everything is host. */
 	if (!hmr__hmem_any_device()) {
 		host_info(info);
@@ -57,39 +69,49 @@ int hmr__hmem_classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
 		if (ret != -FI_ENOENT)
 			return ret;
 		/* Freed since: forget it and ask everyone. */
-		hmr__memtype_remove(a, a + len);
+		hmr__memtype_remove(a, end);
 	}
 	ret = ask_backends(ptr, len, info);
 	if (ret)
 		return ret;
 	if (info->iface != FI_HMEM_SYSTEM) {
-		if (info->size)
-			hmr__memtype_insert(info->base, info->base + info->size,
-			                    info);
+		if (hmr__range_end(info->base, info->size, &dev_end) &&
+		    info->size)
+			hmr__memtype_insert(info->base, dev_end, info);
 	} else {
-		hmr__memtype_insert(a, a + len, info);
+		hmr__memtype_insert(a, end, info);
 	}
 	return 0;
 }
 
 int hmr_hmem_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
 {
-	if (!ptr || !len || !info || (uintptr_t)ptr + len < (uintptr_t)ptr)
+	if (!ptr || !info || !hmr__range_valid((uintptr_t)ptr, len))
 		return -FI_EINVAL;
-	return hmr__hmem_classify(ptr, len, info);
+	return classify(ptr, len, info);
 }
 
 /* The backend owning ptr, for the calls that act on device memory. */
 static int owner(const void *ptr, size_t len, const struct hmr_backend_ops **b)
 {
 	struct hmr_hmem_info info;
-	int ret = hmr__hmem_classify(ptr, len ? len : 1, &info);
+	int ret = classify(ptr, len ? len : 1, &info);
 
 	if (ret)
 		return ret;
 	*b = hmr__hmem_backend(info.iface);
 	return *b ? 0 : -FI_ENOSYS;
 }
+
+/*
+ * Which backend exported each open dma-buf fd (iface + 1; 0: none), so
+ * that hmr_hmem_dmabuf_put releases it through that backend without
+ * classifying the pointer again: a classification that fails at release
+ * (the runtime erred, the memory was freed) must not leak the fd.  fds
+ * past the table are released through the pointer's owner, as before.
+ */
+#define FD_TABLE 65536
+static _Atomic unsigned char fd_owner[FD_TABLE];
 
 int hmr_hmem_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
                         uint64_t *offset)
@@ -102,16 +124,26 @@ int hmr_hmem_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
 	ret = owner(ptr, len, &b);
 	if (ret)
 		return ret;
-	return b->dmabuf_get(ptr, len, flags, fd, offset);
+	ret = b->dmabuf_get(ptr, len, flags, fd, offset);
+	if (!ret && *fd >= 0 && *fd < FD_TABLE)
+		atomic_store(&fd_owner[*fd], (unsigned char)(b->iface + 1));
+	return ret;
 }
 
 int hmr_hmem_dmabuf_put(const void *ptr, int fd)
 {
 	const struct hmr_backend_ops *b;
+	unsigned char iface = 0;
 	int ret;
 
 	if (!ptr || fd < 0)
 		return -FI_EINVAL;
+	if (fd < FD_TABLE)
+		iface = atomic_exchange(&fd_owner[fd], 0);
+	if (iface) {
+		b = hmr__hmem_backend((enum fi_hmem_iface)(iface - 1));
+		return b ? b->dmabuf_put(fd) : -FI_ENOSYS;
+	}
 	ret = owner(ptr, 1, &b);
 	if (ret)
 		return ret;
@@ -120,9 +152,10 @@ int hmr_hmem_dmabuf_put(const void *ptr, int fd)
 
 /* The backend that page-locks host memory for `iface`. */
 static int locking_backend(enum fi_hmem_iface iface, void *ptr, size_t len,
-                           const struct hmr_backend_ops **b)
+                           const struct hmr_backend_ops **b, uint64_t *end)
 {
-	if (!ptr || !len || iface == FI_HMEM_SYSTEM)
+	if (!ptr || iface == FI_HMEM_SYSTEM ||
+	    !hmr__range_end((uintptr_t)ptr, len, end) || !len)
 		return -FI_EINVAL;
 	*b = hmr__hmem_backend(iface);
 	return *b ? 0 : -FI_ENOSYS;
@@ -133,24 +166,26 @@ static int locking_backend(enum fi_hmem_iface iface, void *ptr, size_t len,
 int hmr_hmem_host_register(enum fi_hmem_iface iface, void *ptr, size_t len)
 {
 	const struct hmr_backend_ops *b;
-	int ret = locking_backend(iface, ptr, len, &b);
+	uint64_t end;
+	int ret = locking_backend(iface, ptr, len, &b, &end);
 
 	if (!ret)
 		ret = b->host_register(ptr, len);
 	if (!ret)
-		hmr__memtype_remove((uintptr_t)ptr, (uintptr_t)ptr + len);
+		hmr__memtype_remove((uintptr_t)ptr, end);
 	return ret;
 }
 
 int hmr_hmem_host_unregister(enum fi_hmem_iface iface, void *ptr, size_t len)
 {
 	const struct hmr_backend_ops *b;
-	int ret = locking_backend(iface, ptr, len, &b);
+	uint64_t end;
+	int ret = locking_backend(iface, ptr, len, &b, &end);
 
 	if (ret)
 		return ret;
 	ret = b->host_unregister(ptr);
-	hmr__memtype_remove((uintptr_t)ptr, (uintptr_t)ptr + len);
+	hmr__memtype_remove((uintptr_t)ptr, end);
 	return ret;
 }
 
@@ -248,12 +283,11 @@ int hmr__hmem_resolve(enum fi_hmem_iface hint, uint64_t device_hint,
 	size_t i;
 	int ret;
 
-	ret = hmr__hmem_classify(iov[0].iov_base, iov[0].iov_len, info);
+	ret = classify(iov[0].iov_base, iov[0].iov_len, info);
 	if (!ret && hint != FI_HMEM_SYSTEM)
 		ret = check_hint(hint, device_hint, flags, info);
 	for (i = 1; !ret && i < count; i++) {
-		ret = hmr__hmem_classify(iov[i].iov_base, iov[i].iov_len,
-		                         &other);
+		ret = classify(iov[i].iov_base, iov[i].iov_len, &other);
 		if (!ret && (other.iface != info->iface ||
 		             other.device != info->device)) {
 			hmr_warn("iov[%zu] is %s memory of device %llu, iov[0] "

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* hmem.c: the backend table, lazy start-up, selection, classification. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -5,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hmem.h"
-#include "log.h"
+#include "base/ops.h"
+#include "hmem/hmem.h"
+#include "base/log.h"
 
 #define IFACES (FI_HMEM_SYNAPSEAI + 1)
 
@@ -19,9 +21,7 @@ static const char *const iface_names[IFACES] = {
 /* What this build has; a NULL slot is a backend not built. */
 static const struct hmr_backend_ops *const built[IFACES] = {
         [FI_HMEM_SYSTEM] = &hmr__system_backend,
-#ifdef HMR_WITH_CUDA
         [FI_HMEM_CUDA] = &hmr__cuda_backend,
-#endif
 };
 
 /* Written once under `once`, read-only afterwards. */
@@ -33,97 +33,20 @@ static bool any_device;     /* A present backend other than system. */
 static atomic_bool started; /* Set (release) when start() is done. */
 static bool p2p_disabled;
 
-static int stub_query(const void *p, size_t l, struct hmr_hmem_info *i)
-{
-	(void)p, (void)l, (void)i;
-	return -FI_ENOSYS;
-}
-static int stub_reg(void *p, size_t l)
-{
-	(void)p, (void)l;
-	return -FI_ENOSYS;
-}
-static int stub_unreg(void *p)
-{
-	(void)p;
-	return -FI_ENOSYS;
-}
-static int stub_copy(void *d, const void *s, size_t l)
-{
-	(void)d, (void)s, (void)l;
-	return -FI_ENOSYS;
-}
-static int stub_dmabuf_get(const void *p, size_t l, uint64_t f, int *fd,
-                           uint64_t *o)
-{
-	(void)p, (void)l, (void)f, (void)fd, (void)o;
-	return -FI_ENOSYS;
-}
-static int stub_dmabuf_put(int fd)
-{
-	(void)fd;
-	return -FI_ENOSYS;
-}
-static bool stub_dmabuf_supported(uint64_t d)
-{
-	(void)d;
-	return false;
-}
-static int stub_ipc_get(const void *p, void *h, size_t *s)
-{
-	(void)p, (void)h, (void)s;
-	return -FI_ENOSYS;
-}
-static int stub_ipc_open(uint64_t d, const void *h, size_t s, void **p)
-{
-	(void)d, (void)h, (void)s, (void)p;
-	return -FI_ENOSYS;
-}
-static void stub_fini(void)
-{
-}
+HMR_OPS_CHECK(struct hmr_backend_ops, init, HMR_BACKEND_SLOTS);
 
-/* The stubs, kept in the same order as struct hmr_backend_ops. */
-static const struct hmr_backend_ops stubs = {
-        .fini = stub_fini,
-        .query = stub_query,
-        .host_register = stub_reg,
-        .host_unregister = stub_unreg,
-        .copy_to = stub_copy,
-        .copy_from = stub_copy,
-        .dmabuf_get = stub_dmabuf_get,
-        .dmabuf_put = stub_dmabuf_put,
-        .dmabuf_supported = stub_dmabuf_supported,
-        .ipc_get = stub_ipc_get,
-        .ipc_open = stub_ipc_open,
-        .ipc_close = stub_unreg,
-};
-
-#define FILL(slot) m->slot = b->slot ? b->slot : stubs.slot
+/* Every slot of b, or the stub where b leaves it NULL. */
 static void merge(struct hmr_backend_ops *m, const struct hmr_backend_ops *b)
 {
-	*m = *b;
-	FILL(fini);
-	FILL(query);
-	FILL(host_register);
-	FILL(host_unregister);
-	FILL(copy_to);
-	FILL(copy_from);
-	FILL(dmabuf_get);
-	FILL(dmabuf_put);
-	FILL(dmabuf_supported);
-	FILL(ipc_get);
-	FILL(ipc_open);
-	FILL(ipc_close);
+	HMR_OPS_MERGE(HMR_BACKEND_SLOTS, m, b, &hmr__backend_stubs);
 }
-#undef FILL
 
 /* HMR_HMEM, else FI_HMEM: a comma list of names; unset means all. A
  * leading '^' excludes the listed ones instead. */
 static bool selected(const char *name)
 {
-	const char *env = getenv("HMR_HMEM");
-	char list[256], *save = NULL, *tok;
+	const char *env = getenv("HMR_HMEM"), *tok, *comma;
+	size_t n = strlen(name);
 	bool exclude, in = false;
 
 	if (!env)
@@ -131,10 +54,14 @@ static bool selected(const char *name)
 	if (!env || !*env)
 		return true;
 	exclude = *env == '^';
-	snprintf(list, sizeof(list), "%s", env + exclude);
-	for (tok = strtok_r(list, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save))
-		in = in || strcmp(tok, name) == 0;
+	/* Walked in place: a list of any length is read whole. */
+	for (tok = env + exclude; *tok; tok = *comma ? comma + 1 : comma) {
+		comma = strchr(tok, ',');
+		if (!comma)
+			comma = tok + strlen(tok);
+		in = in ||
+		     ((size_t)(comma - tok) == n && strncmp(tok, name, n) == 0);
+	}
 	return exclude ? !in : in;
 }
 
@@ -181,7 +108,8 @@ static void start(void)
 	atomic_store_explicit(&started, true, memory_order_release);
 }
 
-void hmr__hmem_init(void)
+/* Start every selected backend once (thread-safe); cheap after that. */
+static void hmem_init(void)
 {
 	pthread_once(&once, start);
 }
@@ -200,7 +128,7 @@ const struct hmr_backend_ops *hmr__hmem_backend(enum fi_hmem_iface iface)
 {
 	if ((unsigned)iface >= IFACES)
 		return NULL;
-	hmr__hmem_init();
+	hmem_init();
 	return present[iface] ? &merged[iface] : NULL;
 }
 
@@ -208,13 +136,13 @@ bool hmr__hmem_any_device(void)
 {
 	/* After start-up, one load instead of a call to pthread_once. */
 	if (!atomic_load_explicit(&started, memory_order_acquire))
-		hmr__hmem_init();
+		hmem_init();
 	return any_device;
 }
 
 bool hmr__hmem_p2p_disabled(void)
 {
-	hmr__hmem_init();
+	hmem_init();
 	return p2p_disabled;
 }
 
@@ -230,7 +158,7 @@ int hmr_hmem_status(enum fi_hmem_iface iface, char *why, size_t why_len)
 			snprintf(why, why_len, "unknown iface %d", (int)iface);
 		return -FI_EINVAL;
 	}
-	hmr__hmem_init();
+	hmem_init();
 	if (present[iface])
 		return 0;
 	if (why && why_len)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* hmem.h: the backend interface and the classification entry points. */
 #ifndef HMR_HMEM_HMEM_H
 #define HMR_HMEM_HMEM_H
@@ -11,17 +12,19 @@
  * ("system") backend is one of them.  Backends fill what they support;
  * hmem.c copies each table once over a table of -FI_ENOSYS stubs, so
  * callers never test for NULL.  Slots take and return 0 or -FI_E*.
+ * The stubs table (stubs.c) is written positionally: a slot added here
+ * and not there fails the build.
  *
  * A backend whose runtime is missing, or has no device, answers init with
  * -FI_ENOSYS and a reason: "absent", not an error.  Other init failures are
  * logged as warnings.
  */
-#define HMR_BACKEND_OPS_VERSION 1
-
 struct hmr_backend_ops {
-	unsigned version; /* HMR_BACKEND_OPS_VERSION */
+	/* Data first, then only function slots (HMR_BACKEND_SLOTS). */
 	enum fi_hmem_iface iface;
-	const char *name; /* As HMR_HMEM/FI_HMEM spell it. */
+	/* Kernel modules that let a NIC pin this interface's memory with
+	 * plain ibv_reg_mr (peer memory), NULL-terminated; NULL if none. */
+	const char *const *peermem_modules;
 
 	int (*init)(char *why, size_t why_len);
 	void (*fini)(void);
@@ -38,13 +41,6 @@ struct hmr_backend_ops {
 	int (*dmabuf_get)(const void *ptr, size_t len, uint64_t flags, int *fd,
 	                  uint64_t *offset);
 	int (*dmabuf_put)(int fd);
-	/* Whether the device can export dma-bufs at all (probed per device,
-	 * never assumed from device 0). */
-	bool (*dmabuf_supported)(uint64_t device);
-
-	/* Kernel modules that let a NIC pin this interface's memory with
-	 * plain ibv_reg_mr (peer memory), NULL-terminated; NULL if none. */
-	const char *const *peermem_modules;
 
 	int (*ipc_get)(const void *ptr, void *handle, size_t *handle_size);
 	int (*ipc_open)(uint64_t device, const void *handle, size_t handle_size,
@@ -52,12 +48,29 @@ struct hmr_backend_ops {
 	int (*ipc_close)(void *ptr);
 };
 
+/* Every function slot, in order; hmem.c fills a backend's NULL slots from
+ * the stubs with it, and a static assert there checks that the list and
+ * the struct have the same number of slots. */
+#define HMR_BACKEND_SLOTS(X)                                                   \
+	X(init)                                                                \
+	X(fini)                                                                \
+	X(query)                                                               \
+	X(host_register)                                                       \
+	X(host_unregister)                                                     \
+	X(copy_to)                                                             \
+	X(copy_from)                                                           \
+	X(dmabuf_get)                                                          \
+	X(dmabuf_put)                                                          \
+	X(ipc_get)                                                             \
+	X(ipc_open)                                                            \
+	X(ipc_close)
+
+/* hmem/stubs.c: a table whose every slot answers -FI_ENOSYS. */
+extern const struct hmr_backend_ops hmr__backend_stubs;
+
 /* The tables the build has; hmem.c lists them by iface. */
 extern const struct hmr_backend_ops hmr__system_backend;
 extern const struct hmr_backend_ops hmr__cuda_backend;
-
-/* Start every selected backend once (thread-safe); cheap after that. */
-void hmr__hmem_init(void);
 
 /* The merged ops of a present backend, or NULL when absent. */
 const struct hmr_backend_ops *hmr__hmem_backend(enum fi_hmem_iface iface);
@@ -67,13 +80,6 @@ bool hmr__hmem_any_device(void);
 
 /* FI_HMEM_DISABLE_P2P (or HMR_HMEM_DISABLE_P2P) is set. */
 bool hmr__hmem_p2p_disabled(void);
-
-/*
- * Classify [ptr, ptr + len): the memtype cache first, then the present
- * backends in iface order; remembers the answer.  Host memory is
- * FI_HMEM_SYSTEM with the other fields 0.
- */
-int hmr__hmem_classify(const void *ptr, size_t len, struct hmr_hmem_info *info);
 
 /*
  * The memory of a registration: with an iface hint (not FI_HMEM_SYSTEM)

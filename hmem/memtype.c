@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* memtype.c: the memtype cache: address ranges already classified. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
-#include "hmem.h"
+#include "base/range.h"
+#include "hmem/hmem.h"
 
 /*
  * A sorted array of disjoint ranges under a sequence lock: lookups take no
@@ -93,7 +95,7 @@ struct last_hit {
 static __thread struct last_hit last __attribute__((tls_model("initial-exec")));
 
 /* The slow path: the binary search over every range. */
-static int search(uintptr_t addr, size_t len, struct hmr_hmem_info *info)
+static int search(uintptr_t addr, uint64_t aend, struct hmr_hmem_info *info)
 {
 	unsigned s1, s2;
 	int found;
@@ -105,7 +107,7 @@ static int search(uintptr_t addr, size_t len, struct hmr_hmem_info *info)
 			size_t n = LD(count);
 			long i = find(addr, n < MEMTYPE_MAX ? n : MEMTYPE_MAX);
 
-			if (i >= 0 && addr + len <= LD(table[i].end)) {
+			if (i >= 0 && aend <= LD(table[i].end)) {
 				read_entry(&table[i], info);
 				last.start = LD(starts[i]);
 				last.end = LD(table[i].end);
@@ -126,27 +128,28 @@ int hmr__memtype_lookup(uintptr_t addr, size_t len, struct hmr_hmem_info *info)
 {
 	unsigned s1 = atomic_load_explicit(&seq, memory_order_acquire), s2;
 	size_t h = host_slot(addr);
+	uint64_t aend;
 	uintptr_t end;
 
-	if (addr + len < addr)
+	if (!hmr__range_end(addr, len, &aend))
 		return 0;
 	/* A host buffer asked about by its start: one probe. */
 	if (!(s1 & 1) && LD(host_start[h]) == addr) {
 		end = LD(host_end[h]);
 		atomic_thread_fence(memory_order_acquire);
 		s2 = atomic_load_explicit(&seq, memory_order_relaxed);
-		if (s1 == s2 && addr + len <= end) {
+		if (s1 == s2 && aend <= end) {
 			memset(info, 0, sizeof(*info));
 			info->iface = FI_HMEM_SYSTEM;
 			return 1;
 		}
 	}
 	/* This thread's last answer, if nothing changed since. */
-	if (last.seq == s1 && addr >= last.start && addr + len <= last.end) {
+	if (last.seq == s1 && addr >= last.start && aend <= last.end) {
 		*info = last.info;
 		return 1;
 	}
-	return search(addr, len, info);
+	return search(addr, aend, info);
 }
 
 static void copy_entry(size_t d, size_t src_i)

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* system.c: the host backend: plain memory, no runtime. */
 #include <string.h>
 
-#include "hmem.h"
+#include "hmem/hmem.h"
 
 static int sys_init(char *why, size_t why_len)
 {
@@ -26,9 +27,7 @@ static int sys_copy(void *dst, const void *src, size_t len)
 }
 
 const struct hmr_backend_ops hmr__system_backend = {
-        .version = HMR_BACKEND_OPS_VERSION,
         .iface = FI_HMEM_SYSTEM,
-        .name = "system",
         .init = sys_init,
         .query = sys_query,
         .copy_to = sys_copy,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # deps.sh: install what hmr needs from Debian 12's archive (as root).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # test.sh: README command 2: every test, in every build CI runs.
 #   gcc -Werror, clang -Werror, ASan+UBSan, TSan; the format check; the VM
 #   suite (soft-RoCE in QEMU) once, in the gcc build.  Fails if a test was
@@ -12,10 +13,18 @@ jobs=$(nproc)
 failed=()
 
 format_check() {
-	local files
+	local files missing
 	files=$(git ls-files '*.c' '*.h')
 	# shellcheck disable=SC2086
-	clang-format --dry-run --Werror $files
+	clang-format --dry-run --Werror $files || return 1
+	# Every source file names its licence (LICENSE).
+	missing=$(git ls-files '*.c' '*.h' '*.sh' '*CMakeLists.txt' '*.cmake' \
+		'*.in' | xargs grep -L 'SPDX-License-Identifier' || true)
+	if [ -n "$missing" ]; then
+		echo "no SPDX-License-Identifier line in:"
+		echo "$missing"
+		return 1
+	fi
 }
 
 # build <name> <cmake args...>; then ctest with the label filter in $ctest_args

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* bench.h: the benchmarks hmr_bench runs, one function each. */
 #ifndef HMR_BENCH_H
 #define HMR_BENCH_H

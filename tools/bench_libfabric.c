@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* bench_libfabric.c: libfabric's verbs domain, opened for hmr_bench. */
 #include <stdio.h>
 #include <stdlib.h>

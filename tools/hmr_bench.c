@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* hmr_bench.c: hmr side by side with its peers, printed as ratios. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* hmr_info.c: what hmr can do on this machine: version and domains. */
 #include <stdio.h>
 

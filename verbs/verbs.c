@@ -1,11 +1,13 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs.c: the verbs registrar: probing, opening and closing a NIC. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "verbs.h"
+#include "base/alloc.h"
+#include "base/log.h"
+#include "verbs/verbs.h"
 
 static int verbs_probe(char *why, size_t why_len)
 {
@@ -103,7 +105,7 @@ static void probe_odp(struct hmr_verbs *v)
 
 static int verbs_open(struct hmr_domain *d)
 {
-	struct hmr_verbs *v = calloc(1, sizeof(*v));
+	struct hmr_verbs *v = hmr__calloc(1, sizeof(*v));
 	int ret;
 
 	if (!v)
@@ -160,7 +162,6 @@ static void verbs_close(struct hmr_domain *d)
 }
 
 const struct hmr_registrar_ops hmr__verbs_registrar = {
-        .version = 1,
         .needed_mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
                           FI_MR_PROV_KEY | FI_MR_HMEM,
         .supported_mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
@@ -180,7 +181,7 @@ struct ibv_mr *hmr_verbs_mr(struct fid_mr *mr)
 
 	if (!mr || mr->fid.fclass != FI_CLASS_MR ||
 	    mr->fid.ops == &hmr__closed_ops ||
-	    m->domain->registrar != &hmr__verbs_registrar)
+	    m->domain->attr.kind != HMR_DOMAIN_VERBS)
 		return NULL;
 	return ((struct hmr_verbs_desc *)m->registrar_data)->mr;
 }
@@ -189,8 +190,8 @@ struct ibv_pd *hmr_verbs_pd(struct fid_domain *domain)
 {
 	struct hmr_domain *d;
 
-	if (!hmr__domain_open(domain))
+	if (hmr__domain_usable(domain))
 		return NULL;
 	d = hmr__domain(&domain->fid);
-	return d->registrar == &hmr__verbs_registrar ? hmr__verbs(d)->pd : NULL;
+	return d->attr.kind == HMR_DOMAIN_VERBS ? hmr__verbs(d)->pd : NULL;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs.h: the verbs registrar's state, shared by its files. */
 #ifndef HMR_VERBS_H
 #define HMR_VERBS_H
@@ -5,17 +6,15 @@
 #include <infiniband/verbs.h>
 #include <stdatomic.h>
 
-#include "domain.h"
+#include "base/limits.h"
+#include "core/domain.h"
 
-/* dma-buf support of (NIC, GPU device), learned once, demoted at most
- * once: compare-and-swap keeps the first verdict. */
+/* dma-buf support of (NIC, GPU device): tried until the NIC refuses it
+ * once (EOPNOTSUPP), then refused for good, for that device only. */
 enum hmr_dmabuf_state {
 	HMR_DMABUF_UNKNOWN = 0,
-	HMR_DMABUF_SUPPORTED,
 	HMR_DMABUF_REFUSED,
 };
-
-#define HMR_VERBS_DEVICES 64 /* GPU devices tracked per interface. */
 
 struct hmr_verbs {
 	struct ibv_context *ctx;
@@ -24,7 +23,7 @@ struct hmr_verbs {
 	bool odp;         /* The device offers on-demand paging for RC. */
 	bool nic_dmabuf;  /* The fd -1 probe said EBADF: the NIC imports. */
 	int access_extra; /* IBV_ACCESS_RELAXED_ORDERING, on request. */
-	_Atomic int dmabuf[FI_HMEM_SYNAPSEAI + 1][HMR_VERBS_DEVICES];
+	_Atomic int dmabuf[FI_HMEM_SYNAPSEAI + 1][HMR_MAX_DEVICES];
 };
 
 static inline struct hmr_verbs *hmr__verbs(struct hmr_domain *d)
@@ -36,8 +35,6 @@ static inline struct hmr_verbs *hmr__verbs(struct hmr_domain *d)
 int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
                    const struct hmr_mr_req *req);
 void hmr__verbs_dereg(struct hmr_domain *d, struct hmr_mr *mr);
-/* The FI_* -> IBV_ACCESS_* translation, never wider than asked. */
-int hmr__verbs_access(const struct hmr_domain *d, uint64_t access);
 
 /* verbs_peermem.c: is a peer-memory module for iface loaded? */
 bool hmr__verbs_peermem(enum fi_hmem_iface iface, char *which, size_t len);

@@ -1,12 +1,13 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs_mr.c: one registration through rdma-core: host, dma-buf, peer. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hmem.h"
-#include "log.h"
-#include "verbs.h"
+#include "hmem/hmem.h"
+#include "base/log.h"
+#include "verbs/verbs.h"
 
 /*
  * FI_* to IBV_ACCESS_*.  Remote write and remote atomic need local write
@@ -14,7 +15,7 @@
  * asked for FI_ATOMIC.  Local write is also what RDMA READ results
  * (FI_READ) and receives (FI_RECV) need.  Nothing else is added.
  */
-int hmr__verbs_access(const struct hmr_domain *d, uint64_t access)
+static int verbs_access(const struct hmr_domain *d, uint64_t access)
 {
 	int ibv = 0;
 
@@ -43,9 +44,8 @@ static struct ibv_mr *reg_host(struct hmr_domain *d, struct hmr_mr *mr,
 }
 
 /* The caller's own dma-buf (FI_MR_DMABUF). */
-static int reg_caller_dmabuf(struct hmr_domain *d, struct hmr_mr *mr,
-                             const struct fi_mr_dmabuf *b, int access,
-                             struct ibv_mr **out)
+static int reg_caller_dmabuf(struct hmr_domain *d, const struct fi_mr_dmabuf *b,
+                             int access, struct ibv_mr **out)
 {
 	uint64_t iova = (uint64_t)(uintptr_t)b->base_addr + b->offset;
 
@@ -55,7 +55,6 @@ static int reg_caller_dmabuf(struct hmr_domain *d, struct hmr_mr *mr,
 		return 0;
 	hmr_warn("ibv_reg_dmabuf_mr(fd %d, offset %llu, len %zu): %s", b->fd,
 	         (unsigned long long)b->offset, b->len, strerror(errno));
-	(void)mr;
 	return errno == EOPNOTSUPP || errno == ENOTSUP ? -FI_EOPNOTSUPP
 	                                               : -errno;
 }
@@ -68,7 +67,7 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 	struct hmr_verbs *v = hmr__verbs(d);
 	const struct hmr_backend_ops *b = hmr__hmem_backend(mr->iface);
 	_Atomic int *state;
-	int fd, expected, err;
+	int fd, err;
 	uint64_t offset;
 	void *p = mr->iov[0].iov_base;
 
@@ -76,7 +75,7 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 		snprintf(why, why_len, "dma-buf: the NIC does not import them");
 		return -FI_EOPNOTSUPP;
 	}
-	if (!b || mr->device >= HMR_VERBS_DEVICES) {
+	if (!b || mr->device >= HMR_MAX_DEVICES) {
 		snprintf(why, why_len, "dma-buf: no backend for the device");
 		return -FI_EOPNOTSUPP;
 	}
@@ -96,12 +95,8 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 	                         (uint64_t)(uintptr_t)p, fd, access);
 	err = *out ? 0 : errno;
 	b->dmabuf_put(fd);
-	if (!err) {
-		expected = HMR_DMABUF_UNKNOWN;
-		atomic_compare_exchange_strong(state, &expected,
-		                               HMR_DMABUF_SUPPORTED);
+	if (!err)
 		return 0;
-	}
 	snprintf(why, why_len, "dma-buf: ibv_reg_dmabuf_mr: %s", strerror(err));
 	if (err == EOPNOTSUPP || err == ENOTSUP) {
 		/* A real refusal demotes this device only, for good. */
@@ -156,8 +151,7 @@ static int reg_device(struct hmr_domain *d, struct hmr_mr *mr, int access,
 int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
                    const struct hmr_mr_req *req)
 {
-	int access =
-	        hmr__verbs_access(d, mr->access) | hmr__verbs(d)->access_extra;
+	int access = verbs_access(d, mr->access) | hmr__verbs(d)->access_extra;
 	struct hmr_verbs_desc *desc;
 	struct ibv_mr *imr = NULL;
 	int ret;
@@ -166,8 +160,8 @@ int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
 	               "the desc lives in the MR");
 	desc = (struct hmr_verbs_desc *)mr->registrar_space;
 	if (req->flags & FI_MR_DMABUF) {
-		ret = reg_caller_dmabuf(d, mr, req->attr.dmabuf, access, &imr);
-	} else if (req->base) {
+		ret = reg_caller_dmabuf(d, req->attr.dmabuf, access, &imr);
+	} else if (req->base_mr) {
 		/* A sub-MR is a registration of its own on verbs: the NIC
 		 * checks its rights, not the base's. */
 		imr = reg_host(d, mr, access);

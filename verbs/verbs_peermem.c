@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs_peermem.c: is a peer-memory kernel module loaded for an iface? */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "hmem.h"
-#include "verbs.h"
+#include "hmem/hmem.h"
+#include "verbs/verbs.h"
 
 /*
  * Peer-memory modules let ibv_reg_mr pin device memory; each backend

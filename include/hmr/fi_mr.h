@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* fi_mr.h: the fi_mr(3) API of libfabric 2.1, with libfabric's layouts. */
 #ifndef HMR_FI_MR_H
 #define HMR_FI_MR_H
@@ -11,9 +12,9 @@
  *  - the library exports none of libfabric's names (no symbol clash when a
  *    process links both), and
  *  - a program compiled against libfabric's own <rdma/fi_domain.h> can
- *    drive an hmr domain (tests/compat proves it with Debian's 1.17
- *    header; see hmr_domain_attr.fi_version for the struct fi_mr_attr
- *    size that older headers pass).
+ *    drive an hmr domain (tests/api/test_libfabric_compat.c proves it with
+ *    Debian's 1.17 header; see hmr_domain_attr.fi_version for the struct
+ *    fi_mr_attr size that older headers pass).
  *
  * Include this header or libfabric's, never both in one translation unit:
  * they define the same names.  Only what fi_mr(3) names, and what those
@@ -31,8 +32,13 @@ extern "C" {
 #endif
 
 #define FI_VERSION(major, minor) (((major) << 16) | (minor))
-#define FI_MAJOR(version)        ((version) >> 16)
-#define FI_MINOR(version)        ((version)&0xFFFF)
+/* The API version this header describes; libfabric's fabric.h defines the
+ * same names for its own, so HMR_DOMAIN_ATTR_INIT records whichever header
+ * the caller compiled against. */
+#define FI_MAJOR_VERSION  2
+#define FI_MINOR_VERSION  1
+#define FI_MAJOR(version) ((version) >> 16)
+#define FI_MINOR(version) ((version)&0xFFFF)
 
 typedef uint64_t fi_addr_t;
 #define FI_ADDR_NOTAVAIL ((uint64_t)-1)
@@ -59,7 +65,7 @@ typedef uint64_t fi_addr_t;
 #define FI_RMA_EVENT        (1ULL << 56)
 /*
  * FI_AUTH_KEY is a registration flag from libfabric 1.20; Debian's 1.17
- * header does not define it, so tests/compat cannot check this value.
+ * header does not define it, so tests/api cannot check this value.
  */
 #define FI_AUTH_KEY (1ULL << 57)
 /* Deprecated domain bind flag: asynchronous registration (FI_ENOSYS). */
@@ -237,8 +243,12 @@ struct fi_mr_auth_key {
 };
 
 /*
- * The 2.1 layout.  Headers before 1.20 end at `device` (and have no
- * dmabuf member in the first union): see hmr_domain_attr.fi_version.
+ * The 2.1 layout.  The struct grew at its end, one release at a time
+ * (libfabric's include/rdma/fi_domain.h history): iface and device came
+ * in 1.9, hmem_data in 1.19, the dmabuf member of the first union (with
+ * FI_MR_DMABUF) in 1.20, page_size in 1.22, base_mr and sub_mr_cnt in
+ * 2.0.  hmr reads a field only when hmr_domain_attr.fi_version says the
+ * caller's header has it (core/mr.c: attr_by_version).
  */
 struct fi_mr_attr {
 	union {
@@ -452,9 +462,9 @@ static inline int fi_mr_enable(struct fid_mr *mr)
 }
 
 /*
- * libfabric encodes <driver, device> as driver << 16 | device; the ZE
- * backend decodes the same way.  Negative or out-of-range indexes give
- * -FI_EINVAL, which no valid encoding can equal.
+ * libfabric encodes <driver, device> as driver << 16 | device.  Negative
+ * or out-of-range indexes give -FI_EINVAL, which no valid encoding can
+ * equal.
  */
 static inline int fi_hmem_ze_device(int driver_index, int device_index)
 {

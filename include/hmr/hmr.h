@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* hmr.h: hmr's own calls: domains, counters, endpoints, the access check. */
 #ifndef HMR_HMR_H
 #define HMR_HMR_H
@@ -20,9 +21,9 @@ extern "C" {
 #define HMR_EXPORT
 #endif
 
-#define HMR_VERSION_MAJOR 0
-#define HMR_VERSION_MINOR 1
-#define HMR_VERSION_PATCH 0
+/* HMR_VERSION_MAJOR, _MINOR, _PATCH and HMR_VERSION_STRING, generated
+ * from CMake's project(VERSION): the one place the version is stated. */
+#include <hmr/version.h>
 #define HMR_VERSION                                                            \
 	((HMR_VERSION_MAJOR << 16) | (HMR_VERSION_MINOR << 8) |                \
 	 HMR_VERSION_PATCH)
@@ -73,10 +74,14 @@ struct hmr_domain_attr {
 	enum hmr_domain_kind kind; /* Which registrar. */
 	/*
 	 * The libfabric API version the caller's fi_mr_attr comes from
-	 * (FI_VERSION(major, minor)); 0 means this header's, 2.1.  Headers
-	 * before 1.20 end struct fi_mr_attr at `device`: hmr then never
-	 * reads hmem_data, page_size, base_mr or sub_mr_cnt, which lie past
-	 * the end of the caller's struct.
+	 * (FI_VERSION(major, minor)); 0 means this header's, 2.1.
+	 * HMR_DOMAIN_ATTR_INIT sets it to the version of the fi_domain.h the
+	 * caller compiled against (libfabric's, when included first, or
+	 * hmr's).  hmr reads a field of struct fi_mr_attr only from the
+	 * version that added it: iface and device from 1.9, hmem_data from
+	 * 1.19, dmabuf (and FI_MR_DMABUF) from 1.20, page_size from 1.22,
+	 * base_mr and sub_mr_cnt from 2.0.  The rest is taken as 0, so an
+	 * older caller's struct is never read past its end.
 	 */
 	uint32_t fi_version;
 	/*
@@ -119,6 +124,7 @@ struct hmr_domain_attr {
 #define HMR_DOMAIN_ATTR_INIT                                                   \
 	{                                                                      \
 		.size = sizeof(struct hmr_domain_attr),                        \
+		.fi_version = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),  \
 		.mr_mode = HMR_MR_MODE_DEFAULT,                                \
 	}
 

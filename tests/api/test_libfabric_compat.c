@@ -1,6 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_libfabric_compat.c: libfabric's own header drives an hmr domain. */
+#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* libfabric's header first: hmr.h then uses it instead of hmr's own. */
 #include <rdma/fi_domain.h>
@@ -115,6 +119,45 @@ HMR_TEST(libfabric_header_cntr_read_counts_remote_writes)
 	ASSERT_OK(hmr_mr_access(domain, 7, 0, 8, FI_REMOTE_WRITE, &p));
 	ASSERT_U64_EQ(fi_cntr_read(cntr), 1);
 	ASSERT_OK(fi_close(&cntr->fid));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_OK(fi_close(&domain->fid));
+}
+
+/* The caller's struct fi_mr_attr, placed so that it ends where an
+ * inaccessible page begins: one byte read past it faults. */
+static struct fi_mr_attr *attr_at_page_end(size_t size)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_TRUE(p != MAP_FAILED);
+	ASSERT_EQ(mprotect(p + pg, (size_t)pg, PROT_NONE), 0);
+	return (struct fi_mr_attr *)(p + pg - size);
+}
+
+/* A program built on libfabric 1.17's header that uses the init macro is
+ * safe without knowing fi_version exists. */
+HMR_TEST(libfabric_header_attr_init_records_its_api_version)
+{
+	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
+	struct fi_mr_attr *a = attr_at_page_end(sizeof(struct fi_mr_attr));
+	struct fid_domain *domain;
+	char buf[4096];
+	struct iovec iov = {buf, sizeof(buf)};
+	struct fid_mr *mr;
+
+	ASSERT_EQ(attr.fi_version,
+	          FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION));
+	ASSERT_EQ(attr.fi_version, FI_VERSION(1, 17)); /* Debian 12's. */
+	ASSERT_OK(hmr_domain_open(&attr, &domain));
+	memset(a, 0, sizeof(*a));
+	a->mr_iov = &iov;
+	a->iov_count = 1;
+	a->access = FI_REMOTE_READ;
+	a->requested_key = 5;
+	ASSERT_OK(fi_mr_regattr(domain, a, 0, &mr));
+	ASSERT_U64_EQ(fi_mr_key(mr), 5);
 	ASSERT_OK(fi_close(&mr->fid));
 	ASSERT_OK(fi_close(&domain->fid));
 }

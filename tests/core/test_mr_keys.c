@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_mr_keys.c: requested keys, provider keys, key size, stale keys. */
 #define _GNU_SOURCE 1
 #include <stdint.h>

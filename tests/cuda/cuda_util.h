@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* cuda_util.h: the simulated driver's entry points, for the CUDA tests. */
 #ifndef HMR_TESTS_CUDA_UTIL_H
 #define HMR_TESTS_CUDA_UTIL_H
@@ -33,6 +34,28 @@ struct sim {
 	int (*set_access)(unsigned long long, size_t, const void *, size_t);
 	unsigned long (*calls)(const char *);
 };
+
+/*
+ * CTest gives every case of a file the same environment: the simulators'
+ * paths (HMR_TEST_SIM_CUDA13, HMR_TEST_SIM_CUDA11, HMR_TEST_CUDA_STUB) and
+ * the default driver.  A case that needs another configuration sets it
+ * itself, first thing, before hmr or the simulator read it.
+ */
+static inline void case_env(const char *name, const char *value)
+{
+	if (setenv(name, value, 1))
+		HMR_FAIL("setenv %s", name);
+}
+
+/* HMR_CUDA_LIBRARY = the path in the environment variable `var`. */
+static inline void case_driver(const char *var)
+{
+	const char *path = getenv(var);
+
+	if (!path)
+		HMR_FAIL("%s is not set", var);
+	case_env("HMR_CUDA_LIBRARY", path);
+}
 
 static inline void *sim_sym(void *h, const char *name)
 {

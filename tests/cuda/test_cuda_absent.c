@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_cuda_absent.c: CUDA absent for each reason, cleanly; old drivers. */
 #include <string.h>
 #include <unistd.h>
@@ -20,7 +21,10 @@ static void expect_absent(const char *reason)
 
 HMR_TEST(cuda_absent_with_toolkit_stub_library)
 {
-	const char *lib = getenv("HMR_CUDA_LIBRARY");
+	const char *lib;
+
+	case_driver("HMR_TEST_CUDA_STUB");
+	lib = getenv("HMR_CUDA_LIBRARY");
 
 	if (!lib || !*lib || access(lib, R_OK))
 		HMR_SKIP("the CUDA toolkit's stub libcuda is not installed");
@@ -29,23 +33,29 @@ HMR_TEST(cuda_absent_with_toolkit_stub_library)
 
 HMR_TEST(cuda_absent_without_libcuda)
 {
+	case_env("HMR_CUDA_LIBRARY", "/nonexistent/libcuda.so.1");
 	expect_absent("does not load");
 }
 
 HMR_TEST(cuda_absent_with_no_device)
 {
+	case_env("HMR_SIM_CUDA_DEVICES", "0");
 	expect_absent("no CUDA device");
 }
 
 HMR_TEST(cuda_not_selected_by_hmr_hmem)
 {
+	case_env("HMR_HMEM", "rocr");
 	expect_absent("not selected");
 }
 
 HMR_TEST(cuda_absent_domain_refuses_cuda_hint)
 {
-	struct fid_domain *d = hmem_domain();
+	struct fid_domain *d;
 	struct fid_mr *mr;
+
+	case_env("HMR_CUDA_LIBRARY", "/nonexistent/libcuda.so.1");
+	d = hmem_domain();
 	char buf[4096];
 
 	/* HMR_CUDA_LIBRARY points nowhere for this case. */
@@ -56,8 +66,12 @@ HMR_TEST(cuda_absent_domain_refuses_cuda_hint)
 
 HMR_TEST(cuda_old_driver_has_no_dmabuf)
 {
-	struct sim s = sim_open(); /* The 11.4 simulator. */
-	unsigned long long p = sim_alloc_on(&s, 0, 1 << 20);
+	struct sim s;
+	unsigned long long p;
+
+	case_driver("HMR_TEST_SIM_CUDA11");
+	s = sim_open();
+	p = sim_alloc_on(&s, 0, 1 << 20);
 	struct hmr_hmem_info info;
 	uint64_t offset;
 	int fd;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_cuda_backend.c: the CUDA backend through the simulated libcuda. */
 #include <dirent.h>
 #include <string.h>
@@ -287,16 +288,34 @@ HMR_TEST(cuda_dmabuf_pcie_refused_falls_back_to_default)
 	s.free(p);
 }
 
+/* Each failure of the export comes back as the -FI_E* code its status
+ * means (the error wrapper's mapping), with nothing exported. */
 HMR_TEST(cuda_dmabuf_export_failure_is_reported)
 {
-	struct sim s = sim_open(); /* cuMemGetHandleForAddressRange fails. */
-	unsigned long long p = sim_alloc_on(&s, 0, MIB);
+	struct sim s;
+	unsigned long long p;
 	uint64_t offset;
 	int fd;
 
+	/* 2 is CUDA_ERROR_OUT_OF_MEMORY, 999 CUDA_ERROR_UNKNOWN, 801
+	 * CUDA_ERROR_NOT_SUPPORTED: the 1st, 2nd and 3rd exports fail. */
+	case_env("HMR_SIM_CUDA_FAIL", "cuMemGetHandleForAddressRange=2:1,"
+	                              "cuMemGetHandleForAddressRange=999:1,"
+	                              "cuMemGetHandleForAddressRange=801:1");
+	s = sim_open();
+	p = sim_alloc_on(&s, 0, MIB);
+	ASSERT_EQ(hmr_hmem_dmabuf_get((void *)(uintptr_t)p, 4096, 0, &fd,
+	                              &offset),
+	          -FI_ENOMEM);
 	ASSERT_EQ(hmr_hmem_dmabuf_get((void *)(uintptr_t)p, 4096, 0, &fd,
 	                              &offset),
 	          -FI_EIO);
+	ASSERT_EQ(hmr_hmem_dmabuf_get((void *)(uintptr_t)p, 4096, 0, &fd,
+	                              &offset),
+	          -FI_EOPNOTSUPP);
+	ASSERT_OK(hmr_hmem_dmabuf_get((void *)(uintptr_t)p, 4096, 0, &fd,
+	                              &offset));
+	ASSERT_OK(hmr_hmem_dmabuf_put((void *)(uintptr_t)p, fd));
 	s.free(p);
 }
 

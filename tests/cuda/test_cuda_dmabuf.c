@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_cuda_dmabuf.c: dma-buf export details: VMM segments, PCIe, host. */
 #include <cuda.h>
 #include <string.h>
@@ -98,6 +99,7 @@ HMR_TEST(cuda_dmabuf_pcie_refused_is_retried_without_it)
 
 HMR_TEST(cuda_dmabuf_pcie_offered_is_used_at_once)
 {
+	case_env("HMR_SIM_CUDA_PCIE_MAPPING", "1");
 	ASSERT_EQ(exports_for(HMR_DMABUF_PCIE), 1); /* PCIE_MAPPING=1 */
 }
 

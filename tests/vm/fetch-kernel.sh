@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # fetch-kernel.sh: download (never install) Debian's kernel into the cache.
 #
 #   fetch-kernel.sh            prints the kernel version (KVER) on stdout

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # make-initramfs.sh: build (or reuse) the test VM's base initramfs.
 #
 #   make-initramfs.sh [KVER]   prints the initramfs path on stdout

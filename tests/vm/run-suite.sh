@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # run-suite.sh: the CTest driver: run a payload's run.sh in the test VM.
 #
 #   run-suite.sh PAYLOAD_DIR [-L LIBDIR]...

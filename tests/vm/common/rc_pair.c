@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* rc_pair.c: a connected pair of RC QPs for verbs tests in the VM. */
 #include "rc_pair.h"
 

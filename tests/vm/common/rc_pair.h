@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* rc_pair.h: a connected pair of RC QPs for verbs tests in the VM. */
 #ifndef HMR_VM_RC_PAIR_H
 #define HMR_VM_RC_PAIR_H

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # vm-lib.sh: the payload runner's functions, for /payload/run.sh in the VM.
 #
 # A payload directory holds test programs, this file and a run.sh; the

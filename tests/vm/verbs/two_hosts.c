@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* two_hosts.c: two processes, two NICs, raw keys over TCP, RDMA both ways. */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs_suite.c: hmr's verbs domain on soft-RoCE: real RDMA through hmr keys.
  */
 #include <dlfcn.h>

@@ -1,35 +1,37 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* log.c: the log sink and its level, read once from HMR_LOG_LEVEL. */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "base/log.h"
 
-/* Written once under pthread_once, read-only afterwards. */
-static enum hmr_log_level log_level = HMR_LOG_WARN;
+_Atomic int hmr__log_threshold = INT_MAX; /* Unread: see log.h. */
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 
 static void log_init(void)
 {
 	static const char *const names[] = {"none", "warn", "info", "debug"};
 	const char *env = getenv("HMR_LOG_LEVEL");
+	int level = HMR_LOG_WARN;
 	unsigned i;
 
-	if (!env)
-		return;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; env && i < sizeof(names) / sizeof(names[0]); i++) {
 		if (strcmp(env, names[i]) == 0)
-			log_level = (enum hmr_log_level)i;
+			level = (int)i;
 	}
+	atomic_store_explicit(&hmr__log_threshold, level, memory_order_relaxed);
 }
 
 int hmr__log_enabled(enum hmr_log_level level)
 {
 	pthread_once(&log_once, log_init);
-	return level <= log_level;
+	return (int)level <=
+	       atomic_load_explicit(&hmr__log_threshold, memory_order_relaxed);
 }
 
 void hmr__log(enum hmr_log_level level, const char *func, int line,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* dl.h: loading a vendor runtime with dlopen, symbols from one table. */
 #ifndef HMR_HMEM_DL_H
 #define HMR_HMEM_DL_H

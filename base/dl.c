@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* dl.c: dlopen with an override variable, and a symbol-table loop. */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -5,8 +6,8 @@
 
 #include <hmr/fi_mr.h>
 
-#include "dl.h"
-#include "log.h"
+#include "base/dl.h"
+#include "base/log.h"
 
 int hmr__dl_open(const char *override_env, const char *const *names,
                  size_t count, void **handle, char *why, size_t why_len)

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* mem.c: NeuronCore windows, tensor backing and the VA table. */
+#include "sim_neuron.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Every function here expects sim.lock to be held. */
+
+static void sim_fork_prepare(void)
+{
+	pthread_mutex_lock(&sim.lock);
+}
+
+static void sim_fork_parent(void)
+{
+	pthread_mutex_unlock(&sim.lock);
+}
+
+/*
+ * The driver marks its device mappings VM_DONTCOPY, so a fork child has
+ * no device memory.  The child loses access by mprotect, not by
+ * MADV_DONTFORK's hole: the window stays reserved, and none of the
+ * child's own mappings can land at a device VA.
+ */
+static void sim_fork_child(void)
+{
+	for (size_t i = 0; i < sim.ntab; i++)
+		if (sim.tab[i]->placement == NRT_TENSOR_PLACEMENT_DEVICE)
+			mprotect((void *)sim.tab[i]->va, sim.tab[i]->span,
+			         PROT_NONE);
+	pthread_mutex_unlock(&sim.lock);
+}
+
+/* Called once, with the configuration. */
+void sim_fork_hooks(void)
+{
+	pthread_atfork(sim_fork_prepare, sim_fork_parent, sim_fork_child);
+}
+
+/* One reservation for every core's window, kept for the process's life. */
+int sim_reserve_windows(void)
+{
+	size_t len = (size_t)sim_cfg.cores * SIM_NC_WINDOW;
+	void *p;
+
+	if (sim.win_len)
+		return 0;
+	p = mmap(NULL, len, PROT_NONE,
+	         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		sim_log("cannot reserve %zu bytes of address space: %s", len,
+		        strerror(errno));
+		return -1;
+	}
+	sim.win_base = (uintptr_t)p;
+	sim.win_len = len;
+	return 0;
+}
+
+/* The Neuron device (/dev/neuron<D>) that holds logical core nc. */
+int sim_device_of(int nc)
+{
+	return nc < 0 ? 0 : nc / sim_cfg.cores_per_device;
+}
+
+/* Index of the first table entry whose va is above p. */
+static size_t sim_index_of(uintptr_t p)
+{
+	size_t lo = 0, hi = sim.ntab;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sim.tab[mid]->va <= p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The live tensor whose [va, va + size) holds p. */
+struct nrt_tensor *sim_find_va(uintptr_t p)
+{
+	size_t i = sim_index_of(p);
+	struct nrt_tensor *t;
+
+	if (i == 0)
+		return NULL;
+	t = sim.tab[i - 1];
+	return p - t->va < t->size ? t : NULL;
+}
+
+static int sim_insert(struct nrt_tensor *t)
+{
+	size_t i;
+
+	if (sim.ntab == sim.captab) {
+		size_t cap = sim.captab ? sim.captab * 2 : 64;
+		struct nrt_tensor **tab = realloc(sim.tab, cap * sizeof(*tab));
+
+		if (!tab)
+			return -1;
+		sim.tab = tab;
+		sim.captab = cap;
+	}
+	i = sim_index_of(t->va);
+	memmove(&sim.tab[i + 1], &sim.tab[i],
+	        (sim.ntab - i) * sizeof(*sim.tab));
+	sim.tab[i] = t;
+	sim.ntab++;
+	t->in_table = 1;
+	return 0;
+}
+
+static void sim_remove(struct nrt_tensor *t)
+{
+	size_t i = sim_index_of(t->va);
+
+	if (!t->in_table || i == 0 || sim.tab[i - 1] != t)
+		return;
+	i--;
+	memmove(&sim.tab[i], &sim.tab[i + 1],
+	        (sim.ntab - i - 1) * sizeof(*sim.tab));
+	sim.ntab--;
+	t->in_table = 0;
+}
+
+/*
+ * First fit in core nc's window: the lowest page where span bytes meet
+ * no tensor, so a freed VA is handed out again.
+ */
+static int sim_slot_find(int nc, size_t span, uintptr_t *addr)
+{
+	uintptr_t lo = sim.win_base + (uintptr_t)nc * SIM_NC_WINDOW;
+	uintptr_t hi = lo + SIM_NC_WINDOW, cand = lo;
+
+	for (size_t i = sim_index_of(lo - 1); i < sim.ntab; i++) {
+		struct nrt_tensor *t = sim.tab[i];
+
+		if (t->va >= hi || t->va >= cand + span)
+			break;
+		if (t->va + t->span > cand)
+			cand = t->va + t->span;
+	}
+	if (cand + span > hi)
+		return -1;
+	*addr = cand;
+	return 0;
+}
+
+/* A memfd named so /proc/self/maps reads "/memfd:/dev/neuron<D>". */
+static int sim_memfd(struct nrt_tensor *t)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "/dev/neuron%d", sim_device_of(t->nc));
+	t->fd = memfd_create(name, MFD_CLOEXEC);
+	if (t->fd < 0)
+		return -1;
+	if (ftruncate(t->fd, (off_t)t->span) == 0)
+		return 0;
+	close(t->fd);
+	t->fd = -1;
+	return -1;
+}
+
+static void *sim_map_shared(void *addr, size_t len, int prot, int fd)
+{
+	int flags = MAP_SHARED | (addr ? MAP_FIXED : 0);
+
+	return mmap(addr, len, prot, flags, fd, 0);
+}
+
+/* The device mapping at a window slot, as the driver's mmap of HBM. */
+static NRT_STATUS sim_back_device_va(struct nrt_tensor *t)
+{
+	int prot = sim_cfg.host_accessible ? PROT_READ | PROT_WRITE : PROT_NONE;
+	uintptr_t va;
+
+	if (sim_slot_find(t->nc, t->span, &va))
+		return NRT_RESOURCE;
+	if (sim_map_shared((void *)va, t->span, prot, t->fd) == MAP_FAILED)
+		return NRT_RESOURCE;
+	t->va = va;
+	return sim_insert(t) == 0 ? NRT_SUCCESS : NRT_RESOURCE;
+}
+
+static NRT_STATUS sim_back_device(struct nrt_tensor *t)
+{
+	void *p;
+
+	if (sim.used[t->nc] + t->span > SIM_NC_MEMORY)
+		return NRT_RESOURCE;
+	if (sim_memfd(t))
+		return NRT_RESOURCE;
+	p = sim_map_shared(NULL, t->span, PROT_READ | PROT_WRITE, t->fd);
+	if (p == MAP_FAILED)
+		return NRT_RESOURCE;
+	t->shadow = p;
+	sim.used[t->nc] += t->span;
+	if (!sim_cfg.device_va)
+		return NRT_SUCCESS; /* device-only: no host VA at all */
+	return sim_back_device_va(t);
+}
+
+/* Driver DMA memory, mapped through the device node: one read/write view. */
+static NRT_STATUS sim_back_host(struct nrt_tensor *t)
+{
+	void *p;
+
+	if (sim_memfd(t))
+		return NRT_RESOURCE;
+	p = sim_map_shared(NULL, t->span, PROT_READ | PROT_WRITE, t->fd);
+	if (p == MAP_FAILED)
+		return NRT_RESOURCE;
+	t->shadow = p;
+	t->va = (uintptr_t)p;
+	return sim_insert(t) == 0 ? NRT_SUCCESS : NRT_RESOURCE;
+}
+
+static NRT_STATUS sim_back_virtual(struct nrt_tensor *t)
+{
+	void *p;
+
+	if (posix_memalign(&p, sim.page, t->span))
+		return NRT_RESOURCE;
+	memset(p, 0, t->span);
+	t->shadow = p;
+	t->va = (uintptr_t)p;
+	return NRT_SUCCESS;
+}
+
+/* Gives t its memory; on failure t holds nothing. */
+NRT_STATUS sim_tensor_back(struct nrt_tensor *t)
+{
+	NRT_STATUS rc;
+
+	t->fd = -1;
+	t->span = sim_round_up(t->size, sim.page);
+	switch (t->placement) {
+	case NRT_TENSOR_PLACEMENT_DEVICE:
+		rc = sim_back_device(t);
+		break;
+	case NRT_TENSOR_PLACEMENT_HOST:
+		rc = sim_back_host(t);
+		break;
+	default:
+		rc = sim_back_virtual(t);
+		break;
+	}
+	if (rc != NRT_SUCCESS)
+		sim_tensor_release(t);
+	return rc;
+}
+
+/* Frees t's memory; a device VA goes back to the PROT_NONE window. */
+void sim_tensor_release(struct nrt_tensor *t)
+{
+	sim_remove(t);
+	switch (t->placement) {
+	case NRT_TENSOR_PLACEMENT_DEVICE:
+		if (t->va) /* back to the reservation, PROT_NONE again */
+			mmap((void *)t->va, t->span, PROT_NONE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+			             MAP_FIXED,
+			     -1, 0);
+		if (t->shadow) {
+			munmap(t->shadow, t->span);
+			sim.used[t->nc] -= t->span;
+		}
+		break;
+	case NRT_TENSOR_PLACEMENT_HOST:
+		if (t->shadow)
+			munmap(t->shadow, t->span);
+		break;
+	default:
+		free(t->shadow);
+		break;
+	}
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+	t->shadow = NULL;
+	t->va = 0;
+	t->alive = 0;
+}
+
+/* t if it is a tensor not yet freed (a stale handle finds nothing). */
+struct nrt_tensor *sim_lookup(const nrt_tensor_t *handle)
+{
+	for (struct nrt_tensor *t = sim.all; t; t = t->next)
+		if (t == handle)
+			return t->magic == SIM_TENSOR_MAGIC ? t : NULL;
+	return NULL;
+}
+
+void sim_unlink(struct nrt_tensor *t)
+{
+	for (struct nrt_tensor **pp = &sim.all; *pp; pp = &(*pp)->next) {
+		if (*pp == t) {
+			*pp = t->next;
+			return;
+		}
+	}
+}
+
+/* nrt_close: every tensor loses its memory, its handle stays. */
+void sim_release_all(void)
+{
+	for (struct nrt_tensor *t = sim.all; t; t = t->next)
+		if (t->alive)
+			sim_tensor_release(t);
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* test_memtype.c: the memtype cache on its own: ranges, edges, staleness. */
+#include <stdint.h>
+
+#include "harness.h"
+#include "hmem/hmem.h"
+
+#define KIB 1024ULL
+
+static struct hmr_hmem_info info_of(enum fi_hmem_iface iface, uint64_t dev)
+{
+	struct hmr_hmem_info i;
+
+	memset(&i, 0, sizeof(i));
+	i.iface = iface;
+	i.device = dev;
+	return i;
+}
+
+static int lookup(uintptr_t a, size_t len, struct hmr_hmem_info *out)
+{
+	return hmr__memtype_lookup(a, len, out);
+}
+
+HMR_TEST(memtype_empty_knows_nothing)
+{
+	struct hmr_hmem_info i;
+
+	ASSERT_EQ(lookup(0x10000, 1, &i), 0);
+	ASSERT_EQ(lookup(0, 1, &i), 0);
+	ASSERT_EQ(lookup(UINT64_MAX, 1, &i), 0);
+}
+
+HMR_TEST(memtype_lookup_at_each_edge_of_a_range)
+{
+	struct hmr_hmem_info dev = info_of(FI_HMEM_CUDA, 3), i;
+	uintptr_t s = 0x7f0000000000, e = s + 64 * KIB;
+
+	hmr__memtype_insert(s, e, &dev);
+	ASSERT_EQ(lookup(s, 64 * KIB, &i), 1);
+	ASSERT_EQ(i.iface, FI_HMEM_CUDA);
+	ASSERT_EQ(i.device, 3);
+	ASSERT_EQ(lookup(e - 1, 1, &i), 1);
+	ASSERT_EQ(lookup(s, 64 * KIB + 1, &i), 0);
+	ASSERT_EQ(lookup(e, 1, &i), 0);
+	ASSERT_EQ(lookup(s - 1, 1, &i), 0);
+	ASSERT_EQ(lookup(s - 1, 2, &i), 0);
+	/* A range whose end wraps is never found. */
+	ASSERT_EQ(lookup(s, UINT64_MAX, &i), 0);
+}
+
+HMR_TEST(memtype_range_at_top_of_address_space)
+{
+	struct hmr_hmem_info host = info_of(FI_HMEM_SYSTEM, 0), i;
+	uintptr_t s = UINTPTR_MAX - 4 * KIB + 1; /* [s, 2^64 - 1]: no end. */
+
+	hmr__memtype_insert(s - 4 * KIB, s, &host);
+	ASSERT_EQ(lookup(s - 1, 1, &i), 1);
+	ASSERT_EQ(lookup(s - 1, 2, &i), 0);
+	ASSERT_EQ(lookup(UINTPTR_MAX, 1, &i), 0);
+}
+
+/* A partial change drops the whole old entry: an answer for the part
+ * that did not change is asked again, never served stale. */
+HMR_TEST(memtype_partial_remove_forgets_the_whole_range)
+{
+	struct hmr_hmem_info host = info_of(FI_HMEM_SYSTEM, 0), i;
+	uintptr_t s = 0x7f1000000000;
+
+	hmr__memtype_insert(s, s + 64 * KIB, &host);
+	ASSERT_EQ(lookup(s, 4 * KIB, &i), 1);
+	hmr__memtype_remove(s + 8 * KIB, s + 16 * KIB);
+	ASSERT_EQ(lookup(s, 4 * KIB, &i), 0);
+	ASSERT_EQ(lookup(s + 32 * KIB, 4 * KIB, &i), 0);
+}
+
+HMR_TEST(memtype_insert_over_part_of_a_range_replaces_it)
+{
+	struct hmr_hmem_info host = info_of(FI_HMEM_SYSTEM, 0);
+	struct hmr_hmem_info dev = info_of(FI_HMEM_CUDA, 1), i;
+	uintptr_t s = 0x7f2000000000;
+
+	hmr__memtype_insert(s, s + 64 * KIB, &host);
+	hmr__memtype_insert(s + 8 * KIB, s + 16 * KIB, &dev);
+	ASSERT_EQ(lookup(s + 8 * KIB, 8 * KIB, &i), 1);
+	ASSERT_EQ(i.iface, FI_HMEM_CUDA);
+	ASSERT_EQ(lookup(s, 1, &i), 0); /* The host entry is gone. */
+}
+
+/* The per-thread last hit and the host slot never outlive a change. */
+HMR_TEST(memtype_fast_paths_see_every_removal)
+{
+	struct hmr_hmem_info host = info_of(FI_HMEM_SYSTEM, 0), i;
+	uintptr_t s = 0x7f3000000000;
+
+	hmr__memtype_insert(s, s + 8 * KIB, &host);
+	ASSERT_EQ(lookup(s, 8 * KIB, &i), 1);       /* Host slot. */
+	ASSERT_EQ(lookup(s + KIB, KIB, &i), 1);     /* Search, then last. */
+	ASSERT_EQ(lookup(s + 2 * KIB, KIB, &i), 1); /* Last hit. */
+	hmr__memtype_remove(s + 4 * KIB, s + 5 * KIB);
+	ASSERT_EQ(lookup(s, 8 * KIB, &i), 0);
+	ASSERT_EQ(lookup(s + 2 * KIB, KIB, &i), 0);
+}
+
+/* When full, host ranges go first: device answers are kept. */
+HMR_TEST(memtype_full_table_drops_host_ranges_first)
+{
+	struct hmr_hmem_info host = info_of(FI_HMEM_SYSTEM, 0);
+	struct hmr_hmem_info dev = info_of(FI_HMEM_CUDA, 0), i;
+	uintptr_t base = 0x7f4000000000;
+	int k;
+
+	hmr__memtype_insert(base, base + 4 * KIB, &dev);
+	for (k = 1; k <= 5000; k++)
+		hmr__memtype_insert(base + (uintptr_t)k * 8 * KIB,
+		                    base + (uintptr_t)k * 8 * KIB + 4 * KIB,
+		                    &host);
+	ASSERT_EQ(lookup(base, 4 * KIB, &i), 1);
+	ASSERT_EQ(i.iface, FI_HMEM_CUDA);
+	/* The newest host range is known. */
+	ASSERT_EQ(lookup(base + 5000 * 8 * KIB, KIB, &i), 1);
+}
+
+HMR_TEST_MAIN()
