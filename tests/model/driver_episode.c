@@ -43,8 +43,17 @@ static void gen_domain(struct drv *d, struct hmr_domain_attr *a)
 	                                FI_COLLECTIVE, FI_RMA};
 	static const size_t key_sizes[] = {0, 1, 2, 4, 8};
 	static const size_t limits[] = {0, 1, 2, 4, 8, 16};
+	/* The releases where struct fi_mr_attr grew, and before. */
 	static const uint32_t versions[] = {
-	        0, FI_VERSION(2, 1), FI_VERSION(2, 0), FI_VERSION(1, 17)};
+	        0,
+	        FI_VERSION(2, 1),
+	        FI_VERSION(2, 0),
+	        FI_VERSION(1, 22),
+	        FI_VERSION(1, 20),
+	        FI_VERSION(1, 19),
+	        FI_VERSION(1, 17),
+	        FI_VERSION(1, 8),
+	};
 	uint64_t sel = drv_pick(d->src, 8), set = drv_pick(d->src, 256);
 	uint64_t cset = drv_pick(d->src, 16);
 	size_t i;
@@ -65,8 +74,8 @@ static void gen_domain(struct drv *d, struct hmr_domain_attr *a)
 	a->flags = drv_pick(d->src, 4) ? HMR_DOMAIN_EMULATE_MR_MODE : 0;
 	a->mr_key_size = key_sizes[drv_pick(d->src, 5)];
 	a->mr_iov_limit = limits[drv_pick(d->src, 6)];
-	/* Old API versions (no sub-MRs) in one domain of four. */
-	a->fi_version = versions[drv_pick(d->src, 4)];
+	/* 2.0 and later (sub-MRs) in half of the domains. */
+	a->fi_version = versions[drv_pick(d->src, 8)];
 	a->auth_key =
 	        drv_auth_pool((unsigned)drv_pick(d->src, 3), &a->auth_key_size);
 }

@@ -314,10 +314,10 @@ void drv_op_cntr_check(struct drv *d)
 		if (!r->used || r->kind != MODEL_CNTR)
 			continue;
 		v = hmr_cntr_read((struct fid_cntr *)d->res[i]);
-		if (check(d, DRV_CHECK_CNTR) && v != r->count)
+		if (check(d, DRV_CHECK_CNTR) && v != model_cntr_read(&d->m, i))
 			drv_fail(d, "counter %d reads %llu, the model %llu", i,
 			         (unsigned long long)v,
-			         (unsigned long long)r->count);
+			         (unsigned long long)model_cntr_read(&d->m, i));
 	}
 }
 

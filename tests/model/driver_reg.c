@@ -148,14 +148,28 @@ static void gen_req(struct drv *d, enum drv_op op, struct model_req *r)
 	gen_auth(d, r);
 }
 
+/* sizeof(struct fi_mr_attr) in libfabric API version v (hmr.h). */
+static size_t attr_size(uint32_t v)
+{
+	if (v >= FI_VERSION(2, 0))
+		return sizeof(struct fi_mr_attr);
+	if (v >= FI_VERSION(1, 22))
+		return offsetof(struct fi_mr_attr, base_mr);
+	if (v >= FI_VERSION(1, 19))
+		return offsetof(struct fi_mr_attr, page_size);
+	if (v >= FI_VERSION(1, 9))
+		return offsetof(struct fi_mr_attr, hmem_data);
+	return offsetof(struct fi_mr_attr, iface);
+}
+
 static int call_lib(struct drv *d, const struct model_req *r,
                     struct fid_mr **out)
 {
 	struct iovec vec[MODEL_MAX_IOV];
 	const struct iovec *iov = r->iov_null ? NULL : vec;
-	struct fi_mr_attr attr;
+	struct fi_mr_attr attr, *copy;
 	uint8_t *auth = NULL;
-	size_t i;
+	size_t i, size;
 	int rc;
 
 	for (i = 0; i < r->iov_count; i++) {
@@ -195,7 +209,13 @@ static int call_lib(struct drv *d, const struct model_req *r,
 	               : r->base == MODEL_FOREIGN ? d->peer_mr[0]
 	                                          : NULL;
 	attr.sub_mr_cnt = drv_pick(d->src, 4);
-	rc = fi_mr_regattr(d->dom, &attr, r->flags, out);
+	/* The struct as long as the caller's API version has it, in an
+	 * exact-size allocation: reading past its end trips ASan. */
+	size = attr_size(d->m.fi_version);
+	copy = malloc(size);
+	memcpy(copy, &attr, size);
+	rc = fi_mr_regattr(d->dom, copy, r->flags, out);
+	free(copy);
 	free(auth);
 	return rc;
 }
@@ -203,10 +223,8 @@ static int call_lib(struct drv *d, const struct model_req *r,
 static void accepted(struct drv *d, int id, const struct model_req *r, int p,
                      struct fid_mr *mr)
 {
-	bool tail =
-	        r->api == MODEL_REGATTR && d->m.fi_version >= FI_VERSION(2, 0);
-	bool rogue = p < 0 || (p == MODEL_UNKNOWN && tail && r->base >= 0 &&
-	                       d->m.mr[r->base].rogue);
+	bool rogue = p < 0 || (p == MODEL_UNKNOWN && model_sub_req(&d->m, r) &&
+	                       r->base >= 0 && d->m.mr[r->base].rogue);
 	uint64_t key;
 
 	if (!mr || mr == POISON)

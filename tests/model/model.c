@@ -173,11 +173,17 @@ static bool key_mapped(const struct model *m, uint64_t key)
 	return false;
 }
 
-/* Headers before 2.0 end struct fi_mr_attr at `device` (hmr.h,
- * fi_version): hmem_data, page_size and base_mr are not the caller's. */
-static bool reads_tail(const struct model *m, const struct model_req *r)
+/* struct fi_mr_attr grew one release at a time (hmr.h, fi_version): a
+ * field the caller's API version does not have is taken as 0. */
+static bool has_field(const struct model *m, const struct model_req *r,
+                      uint32_t since)
 {
-	return r->api == MODEL_REGATTR && m->fi_version >= FI_VERSION(2, 0);
+	return r->api == MODEL_REGATTR && m->fi_version >= since;
+}
+
+bool model_sub_req(const struct model *m, const struct model_req *r)
+{
+	return has_field(m, r, FI_VERSION(2, 0)) && r->base != -1;
 }
 
 static int check_flags_access(const struct model *m, const struct model_req *r)
@@ -190,8 +196,9 @@ static int check_flags_access(const struct model *m, const struct model_req *r)
 		return -FI_EBADFLAGS;
 	if ((r->flags & HMEM_FLAGS) && !(m->caps & FI_HMEM))
 		return -FI_EBADFLAGS;
-	if ((r->flags & FI_MR_DMABUF) && r->api != MODEL_REGATTR)
-		return -FI_EINVAL;
+	if ((r->flags & FI_MR_DMABUF) &&
+	    (r->api != MODEL_REGATTR || m->fi_version < FI_VERSION(1, 20)))
+		return -FI_EINVAL; /* Needs fi_mr_regattr of API 1.20. */
 	if (r->access & ~KNOWN_ACCESS)
 		return -FI_EINVAL;
 	if ((r->access & FI_COLLECTIVE) && !(m->caps & FI_COLLECTIVE))
@@ -270,8 +277,9 @@ static int check_key(const struct model *m, const struct model_req *r)
 
 int model_reg_check(const struct model *m, const struct model_req *r)
 {
-	bool tail = reads_tail(m, r);
-	bool sub = tail && r->base != -1;
+	bool sub = model_sub_req(m, r);
+	bool hmem_data = has_field(m, r, FI_VERSION(1, 19)) && r->hmem_data;
+	size_t page = has_field(m, r, FI_VERSION(1, 22)) ? r->page_size : 0;
 	int ret;
 	size_t i;
 
@@ -282,9 +290,9 @@ int model_reg_check(const struct model *m, const struct model_req *r)
 		return ret;
 	if (r->offset)
 		return -FI_EINVAL;
-	if (tail && !sub &&
-	    (r->hmem_data ||
-	     (r->page_size && !m->env.page_size_ok(r->page_size, m->env.arg))))
+	/* A sub-MR inherits hmem_data and page_size: ignored there. */
+	if (!sub &&
+	    (hmem_data || (page && !m->env.page_size_ok(page, m->env.arg))))
 		return -FI_EINVAL;
 	if (r->api == MODEL_REGATTR && (r->auth_key_size > HMR_AUTH_KEY_MAX ||
 	                                (r->auth_key_size && r->auth_null)))
@@ -322,7 +330,7 @@ void model_reg_add(struct model *m, int id, const struct model_req *r,
                    uint64_t key, bool rogue)
 {
 	struct model_mr *mr = &m->mr[id];
-	bool sub = reads_tail(m, r) && r->base >= 0;
+	bool sub = model_sub_req(m, r) && r->base >= 0;
 
 	memset(mr, 0, sizeof(*mr));
 	mr->state = MODEL_LIVE;

@@ -150,6 +150,9 @@ bool model_mr_key_ok(const struct model *m, const struct model_req *r,
                      uint64_t key);
 void model_reg_add(struct model *m, int id, const struct model_req *r,
                    uint64_t key, bool rogue);
+/* The request makes a sub-MR (base_mr set, and read at this API version);
+ * model_reg_check answers MODEL_UNKNOWN for one whose base is rogue. */
+bool model_sub_req(const struct model *m, const struct model_req *r);
 /* The live MR (rogue or not) holding key, or -1. */
 int model_find_key(const struct model *m, uint64_t key);
 /* The key fi_mr_key() must return. */
@@ -174,6 +177,8 @@ void model_enable_commit(struct model *m, int id);
 /* Counters and endpoints (hmr_cntr_open, hmr_ep_open, fi_close). */
 int model_res_open(struct model *m, enum model_res_kind kind);
 int model_res_close(const struct model *m, int res);
+/* What fi_cntr_read answers: the count, 0 once the counter is closed. */
+uint64_t model_cntr_read(const struct model *m, int res);
 void model_res_close_commit(struct model *m, int res);
 
 /* fi_mr_refresh: iov NULL or count 0 means the whole region. */

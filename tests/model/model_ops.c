@@ -124,6 +124,11 @@ int model_res_close(const struct model *m, int res)
 	return m->res[res].open ? 0 : -FI_EBADF;
 }
 
+uint64_t model_cntr_read(const struct model *m, int res)
+{
+	return m->res[res].open ? m->res[res].count : 0;
+}
+
 void model_res_close_commit(struct model *m, int res)
 {
 	m->res[res].open = false;
