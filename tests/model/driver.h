@@ -146,6 +146,7 @@ struct drv {
 	struct fid_mr *peer_mr[DRV_PEER];
 	struct fid_cntr *peer_cntr;
 	struct drv_stats stats;
+	uint8_t auth_buf[HMR_AUTH_KEY_MAX]; /* A changed auth key. */
 	unsigned long step;
 	char trace[DRV_TRACE][200];
 	unsigned trace_next;

@@ -47,7 +47,7 @@ static uint64_t gen_access_key(struct drv *d, int *id)
  * a pool key, one byte off, one byte short, or NULL. */
 static const uint8_t *gen_auth(struct drv *d, int id, size_t *size)
 {
-	static uint8_t buf[HMR_AUTH_KEY_MAX];
+	uint8_t *buf = d->auth_buf;
 	const struct model_mr *mr = id >= 0 ? &d->m.mr[id] : NULL;
 
 	switch (drv_pick(d->src, 8)) {

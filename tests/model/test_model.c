@@ -122,7 +122,7 @@ HMR_TEST(model_access_answers_match_model)
 {
 	struct drv_stats st =
 	        run("model_access_answers_match_model", 1, DRV_CHECK_ACCESS,
-	            &drv_profile_mixed, 300000, 8.0);
+	            &drv_profile_mixed, 500000, 8.0);
 
 	ASSERT_GT(st.grants, 1000);
 	ASSERT_GT(st.refusals, 1000);
@@ -132,7 +132,7 @@ HMR_TEST(model_access_answers_match_model)
 HMR_TEST(model_registration_answers_match_model)
 {
 	struct drv_stats st = run("model_registration_answers_match_model", 2,
-	                          DRV_CHECK_REG, &drv_profile_reg, 50000, 2.5);
+	                          DRV_CHECK_REG, &drv_profile_reg, 200000, 2.5);
 
 	ASSERT_GT(st.regs, 1000);
 	ASSERT_GT(st.regs_refused, 1000);
@@ -142,7 +142,7 @@ HMR_TEST(model_single_use_keys_grant_once)
 {
 	struct drv_stats st =
 	        run("model_single_use_keys_grant_once", 3, DRV_CHECK_ACCESS,
-	            &drv_profile_single_use, 50000, 2.5);
+	            &drv_profile_single_use, 200000, 2.5);
 
 	ASSERT_GT(st.single_use_refused, 100);
 }
@@ -151,7 +151,7 @@ HMR_TEST(model_close_bind_enable_answers_match_model)
 {
 	struct drv_stats st =
 	        run("model_close_bind_enable_answers_match_model", 4,
-	            DRV_CHECK_OBJ, &drv_profile_objects, 50000, 2.5);
+	            DRV_CHECK_OBJ, &drv_profile_objects, 200000, 2.5);
 
 	ASSERT_GT(st.closes, 1000);
 	ASSERT_GT(st.busy, 100);
@@ -163,7 +163,7 @@ HMR_TEST(model_counters_count_granted_accesses)
 {
 	struct drv_stats st =
 	        run("model_counters_count_granted_accesses", 5, DRV_CHECK_CNTR,
-	            &drv_profile_objects, 50000, 2.5);
+	            &drv_profile_objects, 200000, 2.5);
 
 	ASSERT_GT(st.binds, 100);
 	ASSERT_GT(st.grants, 100);
@@ -172,7 +172,7 @@ HMR_TEST(model_counters_count_granted_accesses)
 HMR_TEST(model_raw_key_answers_match_model)
 {
 	struct drv_stats st = run("model_raw_key_answers_match_model", 6,
-	                          DRV_CHECK_RAW, &drv_profile_raw, 50000, 2.5);
+	                          DRV_CHECK_RAW, &drv_profile_raw, 200000, 2.5);
 
 	ASSERT_GT(st.raw_maps, 100);
 	ASSERT_GT(st.raw_refused, 100);
@@ -183,7 +183,7 @@ HMR_TEST(model_refresh_answers_match_model)
 {
 	struct drv_stats st =
 	        run("model_refresh_answers_match_model", 7, DRV_CHECK_REFRESH,
-	            &drv_profile_refresh, 50000, 2.5);
+	            &drv_profile_refresh, 200000, 2.5);
 
 	ASSERT_GT(st.refreshes, 100);
 }
@@ -192,7 +192,7 @@ HMR_TEST(model_auth_key_answers_match_model)
 {
 	struct drv_stats st =
 	        run("model_auth_key_answers_match_model", 8, DRV_CHECK_ACCESS,
-	            &drv_profile_auth, 50000, 2.5);
+	            &drv_profile_auth, 200000, 2.5);
 
 	ASSERT_GT(st.grants, 100);
 }
@@ -201,7 +201,7 @@ HMR_TEST(model_all_answers_match_model)
 {
 	struct drv_stats st =
 	        run("model_all_answers_match_model", 9, DRV_CHECK_ALL,
-	            &drv_profile_mixed, 50000, 2.5);
+	            &drv_profile_mixed, 200000, 2.5);
 
 	ASSERT_GT(st.grants, 100);
 }
