@@ -37,6 +37,8 @@ for t in $targets; do
 	work=$build/fuzz-corpus/$t
 	artifacts=$build/fuzz-artifacts/$t
 	mkdir -p "$work" "$artifacts"
+	extra=()
+	[ -f "$root/tests/fuzz/$t.dict" ] && extra=(-dict="$root/tests/fuzz/$t.dict")
 	echo "== fuzz_$t: ${secs}s"
 	# Refusals are expected: keep the library quiet.  LeakSanitizer is
 	# on (ASan's default); UBSan aborts on the first report.
@@ -44,7 +46,7 @@ for t in $targets; do
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		"$build/tests/fuzz/fuzz_$t" -max_total_time="$secs" \
-		-timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+		-timeout=10 -rss_limit_mb=4096 -print_final_stats=1 "${extra[@]}" \
 		-artifact_prefix="$artifacts/" "$work" \
 		"$root/tests/fuzz/corpus/$t" > "$build/fuzz_$t.log" 2>&1; then
 		failed="$failed $t"

@@ -148,8 +148,10 @@ void drv_arena(uint64_t *base, uint64_t *len, uint64_t *hole)
 	*hole = arena_hole;
 }
 
-/* Ask the kernel, a chunk of pages at a time, whether every page of the
- * range is mapped (mincore fails with ENOMEM on the first that is not). */
+/* Ask the kernel whether every page of the range is mapped: mincore a
+ * chunk of pages at a time (it fails with ENOMEM on the first unmapped
+ * page) for ranges up to 256 MiB, one msync(MS_ASYNC) (ENOMEM likewise)
+ * for longer ones, whose page walk would take seconds. */
 static bool env_mapped(uint64_t addr, uint64_t len, void *arg)
 {
 	enum { CHUNK = 1024 };
@@ -160,7 +162,10 @@ static bool env_mapped(uint64_t addr, uint64_t len, void *arg)
 	if (!len || len > UINT64_MAX - addr)
 		return false;
 	end = addr + len;
-	for (p = addr & ~(page - 1); p < end; p += n * page) {
+	p = addr & ~(page - 1);
+	if (end - p > (256ULL << 20))
+		return msync((void *)(uintptr_t)p, end - p, MS_ASYNC) == 0;
+	for (; p < end; p += n * page) {
 		n = (end - p + page - 1) / page;
 		n = n > CHUNK ? CHUNK : n;
 		if (mincore((void *)(uintptr_t)p, n * page, vec) != 0)
