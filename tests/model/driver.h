@@ -74,6 +74,7 @@ enum drv_op {
 	DRV_OP_RES_OPEN,
 	DRV_OP_RES_CLOSE,
 	DRV_OP_CNTR_CHECK,
+	DRV_OP_DOMAIN_CLOSE, /* Only while something keeps it busy. */
 	DRV_OPS
 };
 
@@ -177,6 +178,7 @@ void drv_op_refresh(struct drv *d);
 void drv_op_res_open(struct drv *d);
 void drv_op_res_close(struct drv *d);
 void drv_op_cntr_check(struct drv *d);
+void drv_op_domain_close(struct drv *d);
 void drv_op_raw_attr(struct drv *d);
 void drv_op_map_raw(struct drv *d);
 void drv_op_unmap(struct drv *d);

@@ -7,23 +7,24 @@
 
 /* Weights per operation, in enum drv_op order: REG REGV REGATTR SUB ACCESS
  * ACCESS_AUTH CLOSE BIND ENABLE REFRESH RAW_ATTR MAP_RAW UNMAP RES_OPEN
- * RES_CLOSE CNTR_CHECK. */
+ * RES_CLOSE CNTR_CHECK DOMAIN_CLOSE.  New operations go at the end: the
+ * indexes are the fuzz targets' input format. */
 const struct drv_profile drv_profile_mixed = {
-        "mixed", {6, 3, 6, 6, 24, 4, 8, 4, 3, 2, 3, 3, 2, 2, 1, 2}};
+        "mixed", {6, 3, 6, 6, 24, 4, 8, 4, 3, 2, 3, 3, 2, 2, 1, 2, 1}};
 const struct drv_profile drv_profile_reg = {
-        "reg", {10, 8, 12, 10, 12, 0, 8, 0, 0, 0, 1, 1, 1, 0, 0, 0}};
+        "reg", {10, 8, 12, 10, 12, 0, 8, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0}};
 const struct drv_profile drv_profile_single_use = {
-        "single_use", {8, 2, 8, 6, 30, 2, 6, 1, 1, 0, 1, 1, 1, 0, 0, 0}};
+        "single_use", {8, 2, 8, 6, 30, 2, 6, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0}};
 const struct drv_profile drv_profile_objects = {
-        "objects", {6, 2, 4, 6, 10, 0, 10, 10, 8, 1, 1, 1, 1, 5, 4, 4}};
+        "objects", {6, 2, 4, 6, 10, 0, 10, 10, 8, 1, 1, 1, 1, 5, 4, 4, 3}};
 const struct drv_profile drv_profile_raw = {
-        "raw", {6, 2, 4, 3, 10, 0, 6, 0, 0, 0, 12, 16, 8, 0, 0, 0}};
+        "raw", {6, 2, 4, 3, 10, 0, 6, 0, 0, 0, 12, 16, 8, 0, 0, 0, 0}};
 const struct drv_profile drv_profile_refresh = {
-        "refresh", {8, 4, 6, 4, 8, 0, 4, 0, 0, 16, 1, 1, 1, 0, 0, 0}};
+        "refresh", {8, 4, 6, 4, 8, 0, 4, 0, 0, 16, 1, 1, 1, 0, 0, 0, 0}};
 const struct drv_profile drv_profile_shared = {
-        "shared", {6, 3, 6, 6, 24, 4, 8, 4, 3, 2, 3, 0, 0, 2, 1, 2}};
+        "shared", {6, 3, 6, 6, 24, 4, 8, 4, 3, 2, 3, 0, 0, 2, 1, 2, 0}};
 const struct drv_profile drv_profile_auth = {
-        "auth", {4, 2, 10, 4, 10, 20, 4, 0, 2, 0, 1, 1, 1, 0, 0, 0}};
+        "auth", {4, 2, 10, 4, 10, 20, 4, 0, 2, 0, 1, 1, 1, 0, 0, 0, 0}};
 
 static unsigned check(const struct drv *d, unsigned what)
 {
@@ -40,7 +41,7 @@ static void gen_domain(struct drv *d, struct hmr_domain_attr *a)
 	        FI_MR_RMA_EVENT, FI_MR_ENDPOINT,
 	};
 	static const uint64_t caps[] = {FI_RMA_EVENT, FI_RMA_PMEM,
-	                                FI_COLLECTIVE, FI_RMA};
+	                                FI_COLLECTIVE, FI_RMA, FI_HMEM};
 	static const size_t key_sizes[] = {0, 1, 2, 4, 8};
 	static const size_t limits[] = {0, 1, 2, 4, 8, 16};
 	/* The releases where struct fi_mr_attr grew, and before. */
@@ -55,7 +56,7 @@ static void gen_domain(struct drv *d, struct hmr_domain_attr *a)
 	        FI_VERSION(1, 8),
 	};
 	uint64_t sel = drv_pick(d->src, 8), set = drv_pick(d->src, 256);
-	uint64_t cset = drv_pick(d->src, 16);
+	uint64_t cset = drv_pick(d->src, 32);
 	size_t i;
 
 	a->mr_mode = 0;
@@ -68,7 +69,7 @@ static void gen_domain(struct drv *d, struct hmr_domain_attr *a)
 		a->mr_mode = FI_MR_BASIC;
 	else if (sel == 1)
 		a->mr_mode = FI_MR_SCALABLE;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		if (cset & (1u << i))
 			a->caps |= caps[i];
 	a->flags = drv_pick(d->src, 4) ? HMR_DOMAIN_EMULATE_MR_MODE : 0;
@@ -215,8 +216,11 @@ static void run_op(struct drv *d, enum drv_op op)
 	case DRV_OP_RES_CLOSE:
 		drv_op_res_close(d);
 		break;
-	default:
+	case DRV_OP_CNTR_CHECK:
 		drv_op_cntr_check(d);
+		break;
+	default:
+		drv_op_domain_close(d);
 		break;
 	}
 }
@@ -235,6 +239,38 @@ static enum drv_op pick_op(struct drv *d)
 		r -= w[i];
 	}
 	return DRV_OP_CNTR_CHECK;
+}
+
+/* Close the domain, then check that it stays closed: a second close is
+ * -FI_EBADF, and no access or registration goes through it. */
+static void close_domain(struct drv *d)
+{
+	uint64_t base, len, hole;
+	struct fid_mr *mr = (struct fid_mr *)(uintptr_t)1;
+	void *ptr = NULL;
+	int rc, i;
+
+	drv_arena(&base, &len, &hole);
+	if ((rc = fi_close(&d->dom->fid)))
+		drv_fail(d, "teardown: closing the domain: %d", rc);
+	if ((d->opts.checks & DRV_CHECK_OBJ) &&
+	    (rc = fi_close(&d->dom->fid)) != -FI_EBADF)
+		drv_fail(d, "a second close of the domain: %d", rc);
+	for (i = 0; i < MODEL_MAX_MRS; i++) {
+		if (d->m.mr[i].state == MODEL_FREE || !d->m.mr[i].iov_count)
+			continue;
+		rc = hmr_mr_access(
+		        d->dom, d->m.mr[i].key,
+		        model_virt_addr(&d->m) ? d->m.mr[i].iov[0].addr : 0, 1,
+		        FI_REMOTE_READ, &ptr);
+		if (rc == 0)
+			drv_fail(d, "GRANT through a closed domain, MR %d", i);
+	}
+	rc = fi_mr_reg(d->dom, (void *)(uintptr_t)base, 64, FI_REMOTE_READ, 0,
+	               0, 0, &mr, NULL);
+	if (rc == 0 || mr != NULL)
+		drv_fail(d, "fi_mr_reg on a closed domain: %d, *mr %p", rc,
+		         (void *)mr);
 }
 
 /* Close what is open, leaves first; every close must now succeed. */
@@ -267,8 +303,8 @@ static void teardown(struct drv *d)
 			again = true;
 		}
 	}
-	if (!d->opts.domain && (rc = fi_close(&d->dom->fid)))
-		drv_fail(d, "teardown: closing the domain: %d", rc);
+	if (!d->opts.domain)
+		close_domain(d);
 	d->dom = NULL;
 	close_peer(d);
 }

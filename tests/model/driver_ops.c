@@ -356,3 +356,17 @@ void drv_op_refresh(struct drv *d)
 		drv_fail(d, "fi_mr_refresh returned %d, the model %d", rc, p);
 	d->stats.refreshes += rc == 0;
 }
+
+void drv_op_domain_close(struct drv *d)
+{
+	int p = model_domain_close(&d->m), rc;
+
+	if (p == 0 || d->opts.domain)
+		return; /* It would close: the teardown does that. */
+	rc = fi_close(&d->dom->fid);
+	drv_trace(d, "%lu: close(domain) = %d (model %d)", d->step, rc, p);
+	/* Always fatal: the episode cannot go on without its domain. */
+	if (rc == 0)
+		drv_fail(d, "fi_close closed a domain with live MRs, counters, "
+		            "endpoints or mapped keys");
+}

@@ -142,6 +142,9 @@ static void gen_req(struct drv *d, enum drv_op op, struct model_req *r)
 	r->out_null = !drv_pick(s, 64);
 	if (r->api != MODEL_REGATTR)
 		return;
+	/* The memory is host memory; another iface is a wrong hint. */
+	r->iface = drv_pick(s, 4) ? FI_HMEM_SYSTEM
+	                          : (enum fi_hmem_iface)drv_pick(s, 6);
 	r->hmem_data = !drv_pick(s, 32);
 	n = drv_pick(s, 16);
 	r->page_size = n == 12 ? 4096 : n == 13 ? 2u << 20 : n == 14 ? 3 : 0;
@@ -201,7 +204,7 @@ static int call_lib(struct drv *d, const struct model_req *r,
 	}
 	attr.auth_key_size = r->auth_key_size;
 	attr.auth_key = auth;
-	attr.iface = (enum fi_hmem_iface)drv_pick(d->src, 6); /* No FI_HMEM. */
+	attr.iface = r->iface;
 	attr.device.reserved = drv_pick(d->src, 4);
 	attr.hmem_data = r->hmem_data ? (void *)&attr : NULL;
 	attr.page_size = r->page_size;

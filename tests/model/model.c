@@ -263,6 +263,19 @@ static int check_sub(const struct model *m, const struct model_req *r)
 	return ret;
 }
 
+/* FI_HMEM domains: the memory is classified.  All of the driver's memory
+ * is host memory: FI_HMEM_DEVICE_ONLY and FI_HMEM_HOST_ALLOC describe
+ * other allocations (-FI_EINVAL); an iface hint other than the host's
+ * depends on the backends present. */
+static int check_hmem(const struct model *m, const struct model_req *r)
+{
+	if (r->flags & (FI_HMEM_DEVICE_ONLY | FI_HMEM_HOST_ALLOC))
+		return -FI_EINVAL;
+	if (has_field(m, r, FI_VERSION(1, 9)) && r->iface != FI_HMEM_SYSTEM)
+		return MODEL_UNKNOWN;
+	return 0;
+}
+
 static int check_key(const struct model *m, const struct model_req *r)
 {
 	if (model_prov_key(m))
@@ -298,7 +311,7 @@ int model_reg_check(const struct model *m, const struct model_req *r)
 	                                (r->auth_key_size && r->auth_null)))
 		return -FI_EINVAL;
 	if (r->flags & FI_MR_DMABUF)
-		return MODEL_UNKNOWN; /* Not modelled: no FI_HMEM domains. */
+		return MODEL_UNKNOWN; /* Not modelled: needs a dma-buf. */
 	ret = check_iovs(m, r);
 	if (!ret)
 		ret = check_key(m, r);
@@ -306,6 +319,8 @@ int model_reg_check(const struct model *m, const struct model_req *r)
 		return ret;
 	if (sub)
 		ret = check_sub(m, r);
+	else if (m->caps & FI_HMEM)
+		ret = check_hmem(m, r);
 	/* FI_MR_ALLOCATED: every page must be backed (host memory). */
 	for (i = 0; !sub && model_allocated(m) && i < r->iov_count; i++)
 		if (!m->env.mapped(r->iov[i].addr, r->iov[i].len, m->env.arg))
@@ -320,10 +335,22 @@ int model_reg_check(const struct model *m, const struct model_req *r)
 bool model_mr_key_ok(const struct model *m, const struct model_req *r,
                      uint64_t key)
 {
+	size_t i;
+
 	if (!model_prov_key(m))
 		return key == r->requested_key;
 	/* Provider keys: fit in mr_key_size and unique among live MRs. */
-	return key <= m->key_max && model_find_key(m, key) < 0;
+	if (key > m->key_max || model_find_key(m, key) >= 0)
+		return false;
+	/* A closed MR's key is not handed out again until the key space
+	 * wraps; it cannot have wrapped while fewer keys than the space
+	 * holds were handed out or skipped (at most every live one). */
+	if (m->nissued + MODEL_MAX_MRS > m->key_max)
+		return true;
+	for (i = 0; i < m->nissued; i++)
+		if (m->issued[i] == key)
+			return false;
+	return true;
 }
 
 void model_reg_add(struct model *m, int id, const struct model_req *r,
@@ -342,6 +369,8 @@ void model_reg_add(struct model *m, int id, const struct model_req *r,
 	        r->iov_count < MODEL_MAX_IOV ? r->iov_count : MODEL_MAX_IOV;
 	memcpy(mr->iov, r->iov, mr->iov_count * sizeof(mr->iov[0]));
 	mr->oversized = oversized(mr->iov, mr->iov_count);
+	if (model_prov_key(m) && m->nissued < MODEL_ISSUED)
+		m->issued[m->nissued++] = key;
 	mr->base = sub ? r->base : -1;
 	if (sub)
 		m->mr[r->base].subs++;

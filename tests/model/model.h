@@ -33,6 +33,7 @@
 #define MODEL_MAX_RES  8    /* Counters and endpoints per domain. */
 #define MODEL_MAX_KEYS 64   /* Distinct mapped raw keys. */
 #define MODEL_FOREIGN  (-2) /* base_mr / resource of another domain. */
+#define MODEL_ISSUED   2048 /* Provider keys remembered per domain. */
 
 struct model_iov {
 	uint64_t addr;
@@ -58,9 +59,10 @@ struct model_req {
 	size_t iov_count;
 	struct model_iov iov[MODEL_MAX_IOV]; /* The first min(count, max). */
 	uint64_t access, offset, requested_key, flags;
-	bool hmem_data;   /* regattr: hmem_data != NULL. */
-	size_t page_size; /* regattr. */
-	bool auth_null;   /* regattr: auth_key == NULL. */
+	enum fi_hmem_iface iface; /* regattr. */
+	bool hmem_data;           /* regattr: hmem_data != NULL. */
+	size_t page_size;         /* regattr. */
+	bool auth_null;           /* regattr: auth_key == NULL. */
 	size_t auth_key_size;
 	uint8_t auth_key[HMR_AUTH_KEY_MAX]; /* The first auth_key_size. */
 	int base; /* regattr base_mr: an MR id, -1 none, MODEL_FOREIGN. */
@@ -132,6 +134,10 @@ struct model {
 	struct model_res res[MODEL_MAX_RES];
 	struct model_mapped mapped[MODEL_MAX_KEYS];
 	size_t nmapped;
+	/* Provider keys handed out so far: none may come back before the
+	 * key space wraps. */
+	uint64_t issued[MODEL_ISSUED];
+	size_t nissued;
 };
 
 /* Domains. */
