@@ -14,6 +14,10 @@
  * domain must report its mr_mode and caps, register and grant as the
  * model says, and close (a second close: -FI_EBADF).
  *
+ * Also hmr_strerror of every code these calls return and of the input's
+ * first four bytes as an int (little endian): never NULL, whatever the
+ * int (INT_MIN included).
+ *
  * Input: byte 0 < 16 means a NULL attr.  Otherwise the driver's choices
  * (tests/model/driver.h encoding) draw each field, or, when byte 1 is odd,
  * the bytes after byte 2 are the struct itself (pointers replaced).
@@ -59,6 +63,17 @@ static void gen_fields(struct drv_src *s, struct hmr_domain_attr *a)
 	a->flags = gen_bits(s, 3);
 	a->auth_key_size =
 	        drv_pick(s, 4) ? (size_t)drv_pick(s, 66) : (size_t)drv_u64(s);
+}
+
+/* A message for any int: not NULL, a string. */
+static void check_strerror(int err)
+{
+	const char *msg = hmr_strerror(err);
+
+	if (!msg || strlen(msg) > 4096) {
+		fprintf(stderr, "hmr_strerror(%d) is no message\n", err);
+		abort();
+	}
 }
 
 /* The key the domain gave mr: fi_mr_key, or under FI_MR_RAW the key its
@@ -131,6 +146,8 @@ static void check_open(const struct hmr_domain_attr *a)
 	int p = model_domain_open(&m, a, &drv_env);
 	int rc = hmr_domain_open(a, &dom);
 
+	check_strerror(rc);
+
 	if (p != MODEL_UNKNOWN && (rc == 0) != (p == 0)) {
 		fprintf(stderr, "hmr_domain_open: %d, the model %d\n", rc, p);
 		abort();
@@ -163,6 +180,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t claimed, n;
 	uint8_t *buf, *auth = NULL;
 
+	if (size >= 4)
+		check_strerror((int)((uint32_t)data[0] |
+		                     (uint32_t)data[1] << 8 |
+		                     (uint32_t)data[2] << 16 |
+		                     (uint32_t)data[3] << 24));
 	if (size < 3 || data[0] < 16) {
 		check_open(NULL);
 		return 0;
