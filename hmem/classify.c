@@ -263,7 +263,8 @@ static int check_hint(enum fi_hmem_iface hint, uint64_t device_hint,
 	}
 	/* FI_HMEM_HOST_ALLOC: "the field device is ignored". */
 	if (!(flags & FI_HMEM_HOST_ALLOC) &&
-	    !(info->flags & HMR_HMEM_HOST_ALLOC) &&
+	    !(info->flags &
+	      (HMR_HMEM_HOST_ALLOC | HMR_HMEM_DEVICE_UNCHECKED)) &&
 	    info->device != device_hint) {
 		hmr_warn("%s device %llu given, but the memory is on device "
 		         "%llu",

@@ -7,10 +7,11 @@ sudo=""
 [ "$(id -u)" = 0 ] || sudo=sudo
 $sudo apt-get update -q
 $sudo apt-get install -y -q --no-install-recommends \
-	build-essential cmake clang clang-format pkg-config binutils file \
+	build-essential cmake clang clang-format pkg-config binutils file valgrind \
+	libjansson-dev \
 	libclang-rt-14-dev \
 	libfabric-dev libucx-dev libibverbs-dev ibverbs-providers \
 	ibverbs-utils rdma-core \
-	libze-dev libze1 libhsa-runtime-dev \
+	libze-dev libze1 intel-opencl-icd libhsa-runtime-dev \
 	qemu-system-x86 busybox-static iproute2 kmod cpio xz-utils \
 	ca-certificates
