@@ -238,6 +238,8 @@ static void accepted(struct drv *d, int id, const struct model_req *r, int p,
 		         "refuses with %d",
 		         p);
 	key = drv_learn_key(d, id, mr);
+	drv_trace(d, "%lu: reg[%d] has key %#llx%s", d->step, id,
+	          (unsigned long long)key, rogue ? " (rogue)" : "");
 	if (check(d, DRV_CHECK_REG) && !rogue &&
 	    !model_mr_key_ok(&d->m, r, key))
 		drv_fail(d, "key %#llx is not a key this MR may have",
