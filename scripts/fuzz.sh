@@ -24,10 +24,11 @@ command -v clang > /dev/null || {
 	echo "fuzz.sh: clang is needed (and libclang-rt-dev for libFuzzer)" >&2
 	exit 1
 }
+mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DHMR_FUZZ=ON \
 	-DHMR_ASAN=ON -DHMR_UBSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	-DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link" > "$build.cmake.log" ||
-	{ cat "$build.cmake.log" >&2; exit 1; }
+	-DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link" > "$build/configure.log" ||
+	{ cat "$build/configure.log" >&2; exit 1; }
 for t in $targets; do
 	cmake --build "$build" -j2 --target "fuzz_$t" > /dev/null
 done
