@@ -215,9 +215,9 @@ static inline size_t hmr__key_shard(uint64_t key)
 	return (size_t)(key & (HMR_SHARDS - 1));
 }
 
-/* core/domain.c: this thread's shard, for MRs whose shard no key decides
- * before registration (provider keys, a NIC's keys): threads are spread
- * over the shards in the order they first register. */
+/* core/shard.c: the shard for the next MR this thread registers when no
+ * key decides it before registration (provider keys, a NIC's keys): each
+ * call moves on to the next shard, from a start spread over threads. */
 size_t hmr__thread_shard(void);
 
 static inline bool hmr__virt_addr(const struct hmr_domain *d)

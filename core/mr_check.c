@@ -68,6 +68,7 @@ static int check_access(const struct hmr_domain *d, uint64_t access)
 static int check_iovs(const struct hmr_domain *d, const struct iovec *iov,
                       size_t count)
 {
+	uint64_t total = 0;
 	size_t i;
 
 	if (!iov || count == 0 || count > d->attr.mr_iov_limit) {
@@ -82,6 +83,12 @@ static int check_iovs(const struct hmr_domain *d, const struct iovec *iov,
 			hmr_warn("iov[%zu] = {%p, %zu}: NULL, empty or "
 			         "wrapping",
 			         i, iov[i].iov_base, iov[i].iov_len);
+			return -FI_EINVAL;
+		}
+		/* The region's length (offsets run over every iov) must
+		 * itself be a length. */
+		if (!hmr__range_end(total, iov[i].iov_len, &total)) {
+			hmr_warn("iovs of more than 2^64 bytes in all");
 			return -FI_EINVAL;
 		}
 	}

@@ -9,9 +9,14 @@
 
 size_t hmr__thread_shard(void)
 {
-	/* Threads take shards round-robin at their first registration: two
-	 * threads get two shards.  Initial-exec TLS: no call on the hot
-	 * path. */
+	/*
+	 * Each call moves the thread to the next shard, from a start given
+	 * round-robin at its first call.  So a thread's provider keys walk
+	 * every shard in turn and a closed key comes back only after the
+	 * whole key space (not 1/16 of it, as when a thread kept to one
+	 * shard), while two threads registering at the same pace stay in
+	 * different shards.  Initial-exec TLS: no call on the hot path.
+	 */
 	static atomic_uint next;
 	static __thread int mine __attribute__((tls_model("initial-exec"))) =
 	        -1;
@@ -20,6 +25,8 @@ size_t hmr__thread_shard(void)
 		mine = (int)(atomic_fetch_add_explicit(&next, 1,
 		                                       memory_order_relaxed) %
 		             HMR_SHARDS);
+	else
+		mine = (mine + 1) % HMR_SHARDS;
 	return (size_t)mine;
 }
 

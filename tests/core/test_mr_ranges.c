@@ -254,4 +254,21 @@ HMR_TEST(hmem_selection_list_longer_than_256_chars_is_read_whole)
 	ASSERT_TRUE(strstr(why, "not selected") != NULL);
 }
 
+/* Offsets run over every iov: their lengths must add up to a length. */
+HMR_TEST(mr_regv_iovs_totalling_2_64_is_einval)
+{
+	struct fid_domain *d = open_domain(0, 0);
+	static char buf[8192];
+	struct iovec iov[2] = {{buf, (size_t)1 << 63},
+	                       {buf + 4096, (size_t)1 << 63}};
+	struct fid_mr *mr;
+
+	ASSERT_EQ(fi_mr_regv(d, iov, 2, REMOTE_RW, 0, 1, 0, &mr, NULL),
+	          -FI_EINVAL);
+	iov[1].iov_len = ((size_t)1 << 63) - 1; /* 2^64 - 1 in all: a length */
+	ASSERT_OK(fi_mr_regv(d, iov, 2, REMOTE_RW, 0, 1, 0, &mr, NULL));
+	close_ok(&mr->fid);
+	close_ok(&d->fid);
+}
+
 HMR_TEST_MAIN()

@@ -117,7 +117,8 @@ static void case_classified(char *dev)
 	vm_case("verbs_neuron_classified_from_proc_maps",
 	        !r1 && !r2 && di.iface == FI_HMEM_NEURON &&
 	                di.base == (uintptr_t)dev && di.size == DLEN &&
-	                di.flags == HMR_HMEM_DEVICE_ONLY &&
+	                (di.flags & ~HMR_HMEM_DEVICE_UNCHECKED) ==
+	                        HMR_HMEM_DEVICE_ONLY &&
 	                hi.iface == FI_HMEM_SYSTEM,
 	        "device: %s iface %s base %#llx size %llu; host: %s iface %s",
 	        hmr_strerror(r1), hmr_hmem_iface_name(di.iface),
