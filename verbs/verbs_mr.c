@@ -30,38 +30,36 @@ static int ibv_err(int err)
 	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |                   \
 	 IBV_ACCESS_RELAXED_ORDERING)
 
-/*
- * ibv_reg_dmabuf_mr(3): the iova must have the same page offset as the
- * dma-buf offset, and only DMABUF_ACCESS flags are taken.  So a buffer
- * that does not start on a page cannot be addressed from 0 (offset
- * addressing) through a dma-buf: said here, instead of shifting the
- * peer's addresses.  -FI_EINVAL for the page rule, -FI_EOPNOTSUPP for the
- * flags; `why` says which.
- */
-static int dmabuf_rules(uint64_t iova, uint64_t offset, int access, char *why,
-                        size_t why_len)
+/* ibv_reg_dmabuf_mr(3) takes DMABUF_ACCESS flags only: a domain asking
+ * MW_BIND or a registration asking FLUSH cannot use a dma-buf. */
+static int dmabuf_access(int access, char *why, size_t why_len)
+{
+	if (!(access & ~DMABUF_ACCESS))
+		return 0;
+	snprintf(why, why_len,
+	         "dma-buf: ibv_reg_dmabuf_mr takes no access flags %#x "
+	         "(MW_BIND, FLUSH)",
+	         access & ~DMABUF_ACCESS);
+	return -FI_EOPNOTSUPP;
+}
+
+/* ibv_reg_dmabuf_mr(3): the iova must have the same page offset as the
+ * dma-buf offset.  Said here (-FI_EINVAL), instead of shifting the peer's
+ * addresses or leaving the kernel's EINVAL unexplained. */
+static int dmabuf_page(uint64_t iova, uint64_t offset, char *why,
+                       size_t why_len)
 {
 	uint64_t mask = hmr__host_page_size() - 1;
 
-	if ((iova & mask) != (offset & mask)) {
-		snprintf(
-		        why, why_len,
-		        "dma-buf: the buffer is %#llx into a page, its NIC "
-		        "address %#llx (%s) is not: ibv_reg_dmabuf_mr(3) wants "
-		        "the same page offset",
-		        (unsigned long long)(offset & mask),
-		        (unsigned long long)iova,
-		        iova ? "virtual" : "offset addressing");
-		return -FI_EINVAL;
-	}
-	if (access & ~DMABUF_ACCESS) {
-		snprintf(why, why_len,
-		         "dma-buf: ibv_reg_dmabuf_mr takes no access flags %#x "
-		         "(MW_BIND, FLUSH)",
-		         access & ~DMABUF_ACCESS);
-		return -FI_EOPNOTSUPP;
-	}
-	return 0;
+	if ((iova & mask) == (offset & mask))
+		return 0;
+	snprintf(why, why_len,
+	         "dma-buf: the buffer is %#llx into a page, its NIC address "
+	         "%#llx (%s) is not: ibv_reg_dmabuf_mr(3) wants the same page "
+	         "offset",
+	         (unsigned long long)(offset & mask), (unsigned long long)iova,
+	         iova ? "virtual" : "offset addressing");
+	return -FI_EINVAL;
 }
 
 /* Host memory.  HMR_DOMAIN_ODP_IMPLICIT: the implicit MR, when it grants
@@ -71,7 +69,7 @@ static int reg_host(struct hmr_domain *d, struct hmr_mr *mr, int access,
 {
 	struct hmr_verbs *v = hmr__verbs(d);
 	void *p = mr->iov[0].iov_base;
-	size_t len = mr->iov[0].iov_len, page = hmr__host_page_size();
+	size_t len = mr->iov[0].iov_len;
 	uint64_t va = hca_va(d, p);
 	int err;
 
@@ -87,14 +85,8 @@ static int reg_host(struct hmr_domain *d, struct hmr_mr *mr, int access,
 	if (*out)
 		return 0;
 	err = errno;
-	hmr_warn("ibv_reg_mr_iova(%p, %zu, hca_va %#llx, access %#x): %s%s", p,
-	         len, (unsigned long long)va, access, strerror(err),
-	         !hmr__virt_addr(d) && ((uintptr_t)p & (page - 1))
-	                 ? " (offset addressing of a buffer that starts "
-	                   "mid-page: a NIC that maps whole pages cannot; "
-	                   "register page-aligned memory or offer "
-	                   "FI_MR_VIRT_ADDR)"
-	                 : "");
+	hmr_warn("ibv_reg_mr_iova(%p, %zu, hca_va %#llx, access %#x): %s", p,
+	         len, (unsigned long long)va, access, strerror(err));
 	return ibv_err(err);
 }
 
@@ -109,7 +101,9 @@ static int reg_caller_dmabuf(struct hmr_domain *d, const struct fi_mr_dmabuf *b,
 
 	if (iova)
 		iova += b->offset;
-	ret = dmabuf_rules(iova, b->offset, access, why, sizeof(why));
+	ret = dmabuf_page(iova, b->offset, why, sizeof(why));
+	if (!ret)
+		ret = dmabuf_access(access, why, sizeof(why));
 	if (ret) {
 		hmr_warn("FI_MR_DMABUF fd %d: %s", b->fd, why);
 		return ret;
@@ -145,6 +139,9 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 		snprintf(why, why_len, "dma-buf: no backend for the device");
 		return -FI_EOPNOTSUPP;
 	}
+	err = dmabuf_access(access, why, why_len);
+	if (err)
+		return err;
 	state = &v->dmabuf[mr->iface][mr->device];
 	if (atomic_load(state) == HMR_DMABUF_REFUSED) {
 		snprintf(why, why_len,
@@ -157,7 +154,7 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 		         hmr_strerror(err));
 		return err;
 	}
-	err = dmabuf_rules(hca_va(d, p), offset, access, why, why_len);
+	err = dmabuf_page(hca_va(d, p), offset, why, why_len);
 	if (err) {
 		b->dmabuf_put(fd);
 		return err;
@@ -220,6 +217,29 @@ static int reg_device(struct hmr_domain *d, struct hmr_mr *mr, int access,
 	return -FI_EOPNOTSUPP;
 }
 
+/*
+ * The kernel registers a region only at a NIC address with the region's
+ * own page offset (ib_uverbs_reg_mr: start and hca_va; ibv_reg_dmabuf_mr:
+ * offset and iova), on every NIC.  So a region that starts mid-page cannot
+ * be addressed from 0: refused here, for every path, rather than shift
+ * the peer's offsets.
+ */
+static int offset_rule(const struct hmr_domain *d, const struct hmr_mr *mr)
+{
+	uintptr_t p = (uintptr_t)mr->iov[0].iov_base;
+	size_t in = p & (hmr__host_page_size() - 1);
+
+	if (hmr__virt_addr(d) || !in)
+		return 0;
+	hmr_warn("offset addressing of [%p, +%zu): the region starts %#zx "
+	         "into a page, and the kernel gives a region only a NIC "
+	         "address with its own page offset, so offset 0 cannot be "
+	         "byte 0; register memory that starts on a page, or offer "
+	         "FI_MR_VIRT_ADDR",
+	         mr->iov[0].iov_base, mr->iov[0].iov_len, in);
+	return -FI_EINVAL;
+}
+
 int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
                    const struct hmr_mr_req *req)
 {
@@ -235,6 +255,8 @@ int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
 	 * path: the NIC checks its rights and bounds, not the base's. */
 	if (req->flags & FI_MR_DMABUF)
 		ret = reg_caller_dmabuf(d, req->attr.dmabuf, access, &imr);
+	else if ((ret = offset_rule(d, mr)))
+		return ret;
 	else if (mr->iface != FI_HMEM_SYSTEM &&
 	         !(mr->hmem_flags & HMR_HMEM_HOST_ALLOC))
 		ret = reg_device(d, mr, access, &imr);
