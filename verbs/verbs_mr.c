@@ -267,6 +267,8 @@ int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
 	desc->lkey = imr->lkey;
 	desc->rkey = imr->rkey;
 	desc->mr = imr;
+	desc->start = mr->base;
+	desc->iova = hmr__virt_addr(d) ? mr->base : 0;
 	mr->registrar_data = desc;
 	mr->key = imr->rkey;
 	mr->mr_fid.mem_desc = desc;

@@ -230,13 +230,28 @@ HMR_EXPORT int hmr_mr_access_auth(struct fid_domain *domain,
  * Verbs domains.  fi_mr_key() is the rkey, and fi_mr_desc() points at a
  * struct hmr_verbs_desc: the lkey for an ibv_sge is
  * ((struct hmr_verbs_desc *)fi_mr_desc(mr))->lkey.  Raw keys carry the
- * rkey, and fi_mr_map_raw() on the peer's domain gives it back.
+ * rkey, and fi_mr_map_raw() on the peer's domain gives it back; a peer
+ * addresses byte `off` of the region as base_addr + off, with the
+ * base_addr fi_mr_raw_attr() returned (0 under offset addressing).
+ *
+ * The NIC addresses a region's bytes the same way for the lkey as for the
+ * rkey: by virtual address under FI_MR_VIRT_ADDR, by offset otherwise
+ * (the region is registered at NIC address 0).  So a local ibv_sge's addr
+ * is hmr_verbs_sge_addr(desc, buf), which is buf itself only under
+ * FI_MR_VIRT_ADDR.
  */
 struct hmr_verbs_desc {
 	uint32_t lkey;
 	uint32_t rkey;
 	struct ibv_mr *mr;
+	uint64_t start; /* The region's first byte in this process. */
+	uint64_t iova;  /* Its NIC address: start, or 0 under offsets. */
 };
+static inline uint64_t hmr_verbs_sge_addr(const struct hmr_verbs_desc *desc,
+                                          const void *buf)
+{
+	return desc->iova + ((uint64_t)(uintptr_t)buf - desc->start);
+}
 /* The verbs MR behind an hmr MR (NULL on other domains). */
 HMR_EXPORT struct ibv_mr *hmr_verbs_mr(struct fid_mr *mr);
 /* The protection domain of a verbs domain, to create QPs on (NULL on

@@ -259,6 +259,46 @@ static void case_raw_key(void)
 	free(buf);
 }
 
+/* The lkey of an offset-addressed region takes offsets too: an ibv_sge
+ * built with hmr_verbs_sge_addr works, the virtual address does not. */
+static void case_local_sge(void)
+{
+	const char *name = "verbs_offset_lkey_addresses_by_offset_too";
+	char *buf = aligned_alloc(4096, LEN), *dst = aligned_alloc(4096, LEN);
+	const struct hmr_verbs_desc *desc;
+	struct fid_domain *d;
+	struct fid_mr *src, *tgt;
+	uint32_t rkey;
+	int st, va;
+
+	if (mt_domain(&t, OFFS, 0, 0, &d) ||
+	    mt_reg(d, buf, LEN, FI_WRITE | FI_READ, 0, &src) ||
+	    reg_on(d, dst, LEN, false, &tgt)) {
+		vm_case_fail(name, "set-up");
+		return;
+	}
+	desc = fi_mr_desc(src);
+	rkey = (uint32_t)fi_mr_key(tgt);
+	memset(dst, 0, LEN);
+	memset(buf + 64, 0x6c, 8);
+	st = rc_rdma(&t.pair, IBV_WR_RDMA_WRITE,
+	             (void *)(uintptr_t)hmr_verbs_sge_addr(desc, buf + 64), 8,
+	             desc->lkey, 8, rkey);
+	va = rc_rdma(&t.pair, IBV_WR_RDMA_WRITE, buf + 64, 8, desc->lkey, 16,
+	             rkey);
+	vm_case(name,
+	        desc->iova == 0 && desc->start == (uintptr_t)buf &&
+	                st == IBV_WC_SUCCESS && dst[8] == 0x6c &&
+	                va != IBV_WC_SUCCESS && dst[16] == 0,
+	        "sge at the offset: %s, byte %#x; at the address: %s",
+	        rc_status_str(st), dst[8] & 0xff, rc_status_str(va));
+	fi_close(&src->fid);
+	fi_close(&tgt->fid);
+	fi_close(&d->fid);
+	free(buf);
+	free(dst);
+}
+
 /* A sub-MR is a region of its own: its offsets start at its own start. */
 static void case_sub_mr(void)
 {
@@ -303,6 +343,7 @@ int main(void)
 	case_host();
 	case_raw_key();
 	case_sub_mr();
+	case_local_sge();
 	case_caller_dmabuf();
 	case_cuda();
 	case_mid_page();
