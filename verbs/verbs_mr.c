@@ -91,16 +91,15 @@ static int reg_host(struct hmr_domain *d, struct hmr_mr *mr, int access,
 }
 
 /* The caller's own dma-buf (FI_MR_DMABUF); under FI_MR_VIRT_ADDR its
- * address is base_addr + offset (fi_mr(3)). */
-static int reg_caller_dmabuf(struct hmr_domain *d, const struct fi_mr_dmabuf *b,
-                             int access, struct ibv_mr **out)
+ * address is base_addr + offset (fi_mr(3)), which core/ put in mr->base. */
+static int reg_caller_dmabuf(struct hmr_domain *d, const struct hmr_mr *mr,
+                             const struct fi_mr_dmabuf *b, int access,
+                             struct ibv_mr **out)
 {
-	uint64_t iova = hca_va(d, b->base_addr);
+	uint64_t iova = hmr__virt_addr(d) ? mr->base : 0;
 	char why[200];
 	int ret;
 
-	if (iova)
-		iova += b->offset;
 	ret = dmabuf_page(iova, b->offset, why, sizeof(why));
 	if (!ret)
 		ret = dmabuf_access(access, why, sizeof(why));
@@ -254,7 +253,7 @@ int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
 	/* A sub-MR is a registration of its own on verbs, on its memory's
 	 * path: the NIC checks its rights and bounds, not the base's. */
 	if (req->flags & FI_MR_DMABUF)
-		ret = reg_caller_dmabuf(d, req->attr.dmabuf, access, &imr);
+		ret = reg_caller_dmabuf(d, mr, req->attr.dmabuf, access, &imr);
 	else if ((ret = offset_rule(d, mr)))
 		return ret;
 	else if (mr->iface != FI_HMEM_SYSTEM &&
