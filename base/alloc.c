@@ -2,6 +2,7 @@
 /* alloc.c: calloc/realloc with one injectable failure for tests. */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/alloc.h"
 
@@ -28,6 +29,16 @@ void *hmr__calloc(size_t n, size_t size)
 void *hmr__realloc(void *p, size_t size)
 {
 	return fail_now() ? NULL : realloc(p, size);
+}
+
+void *hmr__aligned_calloc(size_t align, size_t size)
+{
+	void *p = NULL;
+
+	if (fail_now() || posix_memalign(&p, align, size))
+		return NULL;
+	memset(p, 0, size);
+	return p;
 }
 
 void hmr__alloc_fail_after(long after)

@@ -15,6 +15,8 @@
  */
 void *hmr__calloc(size_t n, size_t size);
 void *hmr__realloc(void *p, size_t size);
+/* Zeroed, aligned to `align` (a power of two, a multiple of a pointer). */
+void *hmr__aligned_calloc(size_t align, size_t size);
 
 /* Tests: after `after` more allocations succeed, the next one fails, once;
  * a negative `after` disarms.  hmr__alloc_armed: not yet triggered. */

@@ -21,6 +21,9 @@ struct hmr_dl_sym {
 int hmr__dl_open(const char *override_env, const char *const *names,
                  size_t count, void **handle, char *why, size_t why_len);
 
+/* The path the loader found for a handle dlopen returned ("" if none). */
+void hmr__dl_path(void *handle, char *buf, size_t len);
+
 /* Resolve each symbol with dlsym; -FI_ENOSYS naming the first missing
  * required one. */
 int hmr__dl_resolve(void *handle, const struct hmr_dl_sym *syms, size_t count,

@@ -108,10 +108,10 @@ static void add_bindable(struct hmr_domain *d, struct hmr_bindable *b,
 	fid->fclass = fclass;
 	fid->ops = &bindable_fi_ops;
 	atomic_store(&b->open, true);
-	pthread_rwlock_wrlock(&d->lock);
+	pthread_mutex_lock(&d->bind_lock);
 	b->next = d->bindables;
 	d->bindables = b;
-	pthread_rwlock_unlock(&d->lock);
+	pthread_mutex_unlock(&d->bind_lock);
 }
 
 int hmr_cntr_open(struct fid_domain *domain, struct fid_cntr **cntr)
@@ -173,7 +173,7 @@ bool hmr__mr_bound_busy(const struct hmr_mr *mr)
 	return false;
 }
 
-/* Under the domain's read lock, from hmr_mr_access. */
+/* Under the MR's shard read lock, from hmr_mr_access. */
 void hmr__mr_count_access(struct hmr_mr *mr, uint64_t access)
 {
 	size_t i;
@@ -260,14 +260,14 @@ int hmr__mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	ret = check_bind_flags(d, mr, b, flags);
 	if (ret)
 		return ret;
-	pthread_rwlock_wrlock(&d->lock);
+	pthread_rwlock_wrlock(&hmr__shard(d, mr->shard)->lock);
 	if (mr->created_disabled && mr->enabled) {
 		hmr_warn("fi_mr_bind after fi_mr_enable");
 		ret = -FI_EOPBADSTATE;
 	} else {
 		ret = add_binding(mr, b, flags);
 	}
-	pthread_rwlock_unlock(&d->lock);
+	pthread_rwlock_unlock(&hmr__shard(d, mr->shard)->lock);
 	return ret;
 }
 
@@ -278,7 +278,7 @@ int hmr__mr_enable(struct hmr_mr *mr)
 	size_t i;
 	int ret = 0;
 
-	pthread_rwlock_wrlock(&d->lock);
+	pthread_rwlock_wrlock(&hmr__shard(d, mr->shard)->lock);
 	for (i = 0; i < mr->nbinds; i++)
 		has_ep = has_ep || mr->binds[i].res->fid->fclass == FI_CLASS_EP;
 	if (!mr->enabled && (d->mr_mode & FI_MR_ENDPOINT) && !has_ep) {
@@ -288,6 +288,6 @@ int hmr__mr_enable(struct hmr_mr *mr)
 	} else {
 		mr->enabled = true;
 	}
-	pthread_rwlock_unlock(&d->lock);
+	pthread_rwlock_unlock(&hmr__shard(d, mr->shard)->lock);
 	return ret;
 }

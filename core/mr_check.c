@@ -146,13 +146,14 @@ bool hmr__mr_covers(const struct hmr_mr *mr, const struct iovec *v)
 	return false;
 }
 
-int hmr__mr_check_sub(struct hmr_domain *d, const struct hmr_mr_req *req)
+/* Under the base's shard read lock. */
+static int check_sub_locked(const struct hmr_mr_req *req)
 {
 	const struct hmr_mr *base = req->base_mr;
 	size_t i;
 
-	if (base->domain != d || base->mr_fid.fid.ops == &hmr__closed_ops) {
-		hmr_warn("base_mr belongs to another domain or is closed");
+	if (base->mr_fid.fid.ops == &hmr__closed_ops) {
+		hmr_warn("base_mr is closed");
 		return -FI_EINVAL;
 	}
 	if (req->attr.access & ~base->access) {
@@ -168,4 +169,20 @@ int hmr__mr_check_sub(struct hmr_domain *d, const struct hmr_mr_req *req)
 		}
 	}
 	return 0;
+}
+
+int hmr__mr_check_sub(struct hmr_domain *d, const struct hmr_mr_req *req)
+{
+	struct hmr_shard *s;
+	int ret;
+
+	if (req->base_mr->domain != d) {
+		hmr_warn("base_mr belongs to another domain");
+		return -FI_EINVAL;
+	}
+	s = hmr__shard(d, req->base_mr->shard);
+	pthread_rwlock_rdlock(&s->lock);
+	ret = check_sub_locked(req);
+	pthread_rwlock_unlock(&s->lock);
+	return ret;
 }

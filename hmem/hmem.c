@@ -6,9 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
 #include "base/ops.h"
 #include "hmem/hmem.h"
 #include "base/log.h"
+
+HMR_CONFIG_VAR(HMR_HMEM, NULL,
+               "memory interfaces to start, a comma list (system, cuda, "
+               "rocr, ze, neuron, synapseai); a leading ^ excludes the "
+               "list; unset: all (FI_HMEM when this is unset)");
+HMR_CONFIG_VAR(FI_HMEM, NULL, "libfabric's name for HMR_HMEM");
+HMR_CONFIG_VAR(HMR_HMEM_DISABLE_P2P, "0",
+               "1: never let a NIC reach device memory directly");
+HMR_CONFIG_VAR(FI_HMEM_DISABLE_P2P, "0",
+               "libfabric's name for HMR_HMEM_DISABLE_P2P");
 
 #define IFACES (FI_HMEM_SYNAPSEAI + 1)
 
@@ -22,6 +33,8 @@ static const char *const iface_names[IFACES] = {
 static const struct hmr_backend_ops *const built[IFACES] = {
         [FI_HMEM_SYSTEM] = &hmr__system_backend,
         [FI_HMEM_CUDA] = &hmr__cuda_backend,
+        [FI_HMEM_NEURON] = &hmr__neuron_backend,
+        [FI_HMEM_ROCR] = &hmr__rocr_backend,
 };
 
 /* Written once under `once`, read-only afterwards. */
@@ -45,12 +58,12 @@ static void merge(struct hmr_backend_ops *m, const struct hmr_backend_ops *b)
  * leading '^' excludes the listed ones instead. */
 static bool selected(const char *name)
 {
-	const char *env = getenv("HMR_HMEM"), *tok, *comma;
+	const char *env = hmr__config_get("HMR_HMEM", NULL), *tok, *comma;
 	size_t n = strlen(name);
 	bool exclude, in = false;
 
 	if (!env)
-		env = getenv("FI_HMEM");
+		env = hmr__config_get("FI_HMEM", NULL);
 	if (!env || !*env)
 		return true;
 	exclude = *env == '^';
@@ -65,20 +78,12 @@ static bool selected(const char *name)
 	return exclude ? !in : in;
 }
 
-static bool env_true(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && (!strcmp(v, "1") || !strcmp(v, "yes") ||
-	             !strcmp(v, "true") || !strcmp(v, "on"));
-}
-
 static void start(void)
 {
 	int i, ret;
 
-	p2p_disabled = env_true("FI_HMEM_DISABLE_P2P") ||
-	               env_true("HMR_HMEM_DISABLE_P2P");
+	p2p_disabled = hmr__config_true("FI_HMEM_DISABLE_P2P") ||
+	               hmr__config_true("HMR_HMEM_DISABLE_P2P");
 	for (i = 0; i < IFACES; i++) {
 		if (!built[i]) {
 			snprintf(why_absent[i], sizeof(why_absent[i]),

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
 #include "base/alloc.h"
 #include "base/log.h"
 #include "verbs/verbs.h"
@@ -76,9 +77,13 @@ static bool probe_dmabuf(struct ibv_pd *pd)
  * NICs whose probe answer is wrong, and to test demotion); "off" never
  * tries dma-buf.
  */
+HMR_CONFIG_VAR(HMR_VERBS_DMABUF, "probe",
+               "dma-buf registration on a NIC: probe (ask the NIC once), "
+               "on (try, and demote a device at its first refusal), off");
+
 static bool dmabuf_mode(struct ibv_pd *pd)
 {
-	const char *mode = getenv("HMR_VERBS_DMABUF");
+	const char *mode = hmr__config_get("HMR_VERBS_DMABUF", NULL);
 
 	if (mode && strcmp(mode, "on") == 0)
 		return true;

@@ -272,6 +272,10 @@ HMR_EXPORT struct ibv_pd *hmr_verbs_pd(struct fid_domain *domain);
 #define HMR_HMEM_DEVICE_ONLY (1u << 0) /* Device-only allocation. */
 #define HMR_HMEM_HOST_ALLOC  (1u << 1) /* The runtime's AllocHost. */
 #define HMR_HMEM_MANAGED     (1u << 2) /* Unified/managed memory. */
+/* Callers name this interface's devices in more than one way (Neuron:
+ * /dev/neuron<N> or a NeuronCore; aws-ofi-nccl passes -1), so a
+ * registration's device hint is not checked against `device`. */
+#define HMR_HMEM_DEVICE_UNCHECKED (1u << 3)
 
 struct hmr_hmem_info {
 	enum fi_hmem_iface iface;
@@ -290,6 +294,54 @@ HMR_EXPORT int hmr_hmem_query(const void *ptr, size_t len,
 HMR_EXPORT int hmr_hmem_status(enum fi_hmem_iface iface, char *why,
                                size_t why_len);
 HMR_EXPORT const char *hmr_hmem_iface_name(enum fi_hmem_iface iface);
+
+/*
+ * What a present backend is and has, before anything is registered (what
+ * hmr_info prints).  Both structs grow at their end: set `size` to
+ * sizeof(the struct) (the _INIT macros do); the library fills only what
+ * fits.  -FI_ENOSYS: the backend is absent (hmr_hmem_status says why).
+ */
+struct hmr_hmem_backend_info {
+	size_t size;
+	char library[256]; /* The runtime library loaded ("" for host). */
+	char version[64];  /* Its version, as the runtime reports it. */
+	uint32_t devices;  /* Devices it drives (0 for host memory). */
+	char peermem[128]; /* Peer-memory kernel modules for it, or "". */
+};
+#define HMR_HMEM_BACKEND_INFO_INIT                                             \
+	{                                                                      \
+		.size = sizeof(struct hmr_hmem_backend_info)                   \
+	}
+HMR_EXPORT int hmr_hmem_backend_info(enum fi_hmem_iface iface,
+                                     struct hmr_hmem_backend_info *info);
+
+struct hmr_hmem_device_info {
+	size_t size;
+	uint64_t device; /* The fi_mr_attr.device value that names it. */
+	char name[64];
+	/* Whether its memory can be exported as a dma-buf: 1 yes, 0 no,
+	 * -1 unknown until a registration tries; dmabuf_why says why not
+	 * or why unknown. */
+	int dmabuf;
+	char dmabuf_why[128];
+};
+#define HMR_HMEM_DEVICE_INFO_INIT                                              \
+	{                                                                      \
+		.size = sizeof(struct hmr_hmem_device_info)                    \
+	}
+/* The index-th device (0 .. devices - 1); -FI_ENOENT past the last. */
+HMR_EXPORT int hmr_hmem_device_info(enum fi_hmem_iface iface, uint32_t index,
+                                    struct hmr_hmem_device_info *info);
+
+/*
+ * Allocate and free device memory of a backend through its runtime
+ * (cuMemAlloc, hsa_amd_memory_pool_allocate, zeMemAllocDevice, ...), for
+ * self-checks, samples and tests; an application allocates with its own
+ * runtime.  FI_HMEM_SYSTEM gives page-aligned host memory.
+ */
+HMR_EXPORT int hmr_hmem_alloc(enum fi_hmem_iface iface, uint64_t device,
+                              size_t len, void **ptr);
+HMR_EXPORT int hmr_hmem_free(enum fi_hmem_iface iface, void *ptr);
 
 /* A dma-buf fd and the offset of ptr in it, for [ptr, ptr + len) of device
  * memory, exported by the owning backend; give it back with
@@ -325,6 +377,36 @@ HMR_EXPORT int hmr_hmem_ipc_close(enum fi_hmem_iface iface, void *ptr);
 /* Copy between host memory and device memory of any interface. */
 HMR_EXPORT int hmr_hmem_copy_to(void *dev, const void *host, size_t len);
 HMR_EXPORT int hmr_hmem_copy_from(void *host, const void *dev, size_t len);
+
+/*
+ * Settings.  Every environment variable hmr reads is a setting with a
+ * name, a default and a help text; a program may set one with
+ * hmr_config_set instead of the environment (the API value wins over the
+ * environment, which wins over the default).  Most settings are read
+ * once, when the part that uses them starts (the log level at the first
+ * log line, HMR_HMEM when the first domain with FI_HMEM classifies
+ * memory): set them before.  hmr_config_entry lists them all, with the
+ * value in force and where it came from, as hmr_info prints them.
+ */
+enum hmr_config_source {
+	HMR_CONFIG_DEFAULT = 0,
+	HMR_CONFIG_ENV = 1,
+	HMR_CONFIG_API = 2,
+};
+
+struct hmr_config_info {
+	const char *name;
+	const char *value;         /* NULL: unset. */
+	const char *default_value; /* NULL: no default. */
+	const char *help;
+	enum hmr_config_source source;
+};
+
+/* value NULL unsets the API value.  -FI_ENOENT: no such setting. */
+HMR_EXPORT int hmr_config_set(const char *name, const char *value);
+/* The index-th setting (0, 1, ...); -FI_ENOENT past the last.  The
+ * strings stay valid while the library is loaded. */
+HMR_EXPORT int hmr_config_entry(size_t index, struct hmr_config_info *info);
 
 #ifdef __cplusplus
 }
