@@ -65,8 +65,10 @@ struct hmr_registrar_ops {
 	 * keys out (FI_MR_PROV_KEY), and mr->mr_fid.mem_desc. */
 	int (*reg)(struct hmr_domain *domain, struct hmr_mr *mr,
 	           const struct hmr_mr_req *req);
-	/* Undo reg, including whatever the registrar keeps per MR. */
-	void (*dereg)(struct hmr_domain *domain, struct hmr_mr *mr);
+	/* Undo reg, including whatever the registrar keeps per MR.  A NIC
+	 * may refuse (ibv_dereg_mr(3): a memory window is still bound): then
+	 * nothing is undone, and fi_close fails with what dereg returned. */
+	int (*dereg)(struct hmr_domain *domain, struct hmr_mr *mr);
 	void (*close)(struct hmr_domain *domain);
 };
 

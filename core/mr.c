@@ -294,7 +294,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 	return 0;
 
 err_dereg:
-	d->registrar->dereg(d, mr);
+	(void)d->registrar->dereg(d, mr); /* Nothing can be bound to it yet. */
 err_free:
 	mr_free(mr);
 	free(mr);
@@ -419,12 +419,15 @@ static int mr_close(struct fid *fid)
 	struct hmr_domain *d = mr->domain;
 	struct hmr_shard *s = hmr__shard(d, mr->shard);
 	size_t subs;
+	int ret;
 
 	/*
 	 * A NIC's MR that nothing refers to (no key map entry, no parent, no
 	 * bindings, no sub-MRs) has no domain state but the count: closing
 	 * it takes no lock.  Binding to an MR or deriving a sub-MR from it
-	 * while closing it is the caller's race, as in libfabric.
+	 * while closing it is the caller's race, as in libfabric.  The
+	 * registrar deregisters first: a NIC may refuse (a memory window
+	 * still bound), and the MR then stays open and whole.
 	 */
 	if (mr->in_keymap || mr->base_mr || mr->nbinds ||
 	    atomic_load(&mr->sub_count)) {
@@ -437,6 +440,11 @@ static int mr_close(struct fid *fid)
 			         (unsigned long long)mr->key, subs);
 			return -FI_EBUSY;
 		}
+		ret = d->registrar->dereg(d, mr);
+		if (ret) {
+			pthread_rwlock_unlock(&s->lock);
+			return ret;
+		}
 		if (mr->in_keymap)
 			hmr__keymap_remove(&s->mrs, mr->key);
 		if (mr->base_mr)
@@ -444,14 +452,15 @@ static int mr_close(struct fid *fid)
 		mr->mr_fid.fid.ops = &hmr__closed_ops;
 		pthread_rwlock_unlock(&s->lock);
 	} else {
+		ret = d->registrar->dereg(d, mr);
+		if (ret)
+			return ret;
 		mr->mr_fid.fid.ops = &hmr__closed_ops;
 	}
 	/* fi_mr_key and fi_mr_desc read fields: a closed MR names nothing. */
 	mr->mr_fid.key = FI_KEY_NOTAVAIL;
 	mr->mr_fid.mem_desc = NULL;
 	atomic_fetch_sub(&s->mr_count, 1);
-	/* No lookup can reach the MR now: deregister without the lock. */
-	d->registrar->dereg(d, mr);
 	mr_free(mr);
 	mr_retire(d, mr);
 	return 0;

@@ -87,7 +87,7 @@ static int sw_reg(struct hmr_domain *d, struct hmr_mr *mr,
 	return 0;
 }
 
-static void sw_dereg(struct hmr_domain *d, struct hmr_mr *mr)
+static int sw_dereg(struct hmr_domain *d, struct hmr_mr *mr)
 {
 	struct sw_mr *s = sw_mr(mr);
 
@@ -95,6 +95,7 @@ static void sw_dereg(struct hmr_domain *d, struct hmr_mr *mr)
 	if (s->map)
 		munmap(s->map, s->map_len);
 	s->map = NULL;
+	return 0;
 }
 
 const struct hmr_registrar_ops hmr__software_registrar = {

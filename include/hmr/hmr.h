@@ -60,6 +60,29 @@ enum hmr_domain_kind {
 /* Verbs domains: register with IBV_ACCESS_RELAXED_ORDERING (PCIe relaxed
  * ordering for NIC writes; see ibv_reg_mr(3) for what it gives up). */
 #define HMR_DOMAIN_RELAXED_ORDERING (1ULL << 1)
+/* Verbs domains: register with IBV_ACCESS_MW_BIND, so memory windows
+ * (ibv_alloc_mw, ibv_bind_mw) can be bound to the regions.  While a window
+ * is bound, fi_close of its MR fails with -FI_EBUSY and the MR stays open
+ * (ibv_dereg_mr(3)).  Device memory then takes the peer-memory path: a
+ * dma-buf MR cannot have MW_BIND. */
+#define HMR_DOMAIN_MW_BIND (1ULL << 2)
+/* Verbs domains that register on demand (a device with ODP, mr_mode
+ * without FI_MR_ALLOCATED): add IBV_ACCESS_HUGETLB, promising that every
+ * registered host range is and stays backed by huge pages (hugetlbfs,
+ * MAP_HUGETLB; ibv_reg_mr(3)).  Elsewhere hmr_domain_open fails with
+ * -FI_EOPNOTSUPP: the flag applies to on-demand registrations only. */
+#define HMR_DOMAIN_HUGETLB (1ULL << 3)
+/*
+ * Verbs domains on a device with implicit on-demand paging: at open, one
+ * MR is registered over the whole address space (addr 0, length SIZE_MAX,
+ * IBV_ACCESS_ON_DEMAND) with the remote rights of the caps (FI_REMOTE_READ
+ * and/or FI_REMOTE_WRITE; both when the caps name neither), and every host
+ * registration it covers returns its keys without a call to the NIC.  The
+ * NIC then checks no region's bounds or rights: the key reaches the whole
+ * process.  Needs FI_MR_VIRT_ADDR (-FI_ENODATA otherwise); -FI_EOPNOTSUPP
+ * on a device without implicit ODP (rxe has none).
+ */
+#define HMR_DOMAIN_ODP_IMPLICIT (1ULL << 4)
 
 struct ibv_pd;
 
@@ -91,7 +114,12 @@ struct hmr_domain_attr {
 	 * fails with -FI_ENODATA (as fi_getinfo finds no provider).
 	 * FI_MR_BASIC must be used alone and means VIRT_ADDR | ALLOCATED |
 	 * PROV_KEY, kept as required.  FI_MR_SCALABLE means 0.
-	 * HMR_MR_MODE_DEFAULT is what a NULL attr asks for.
+	 * HMR_MR_MODE_DEFAULT is what a NULL attr asks for.  A verbs domain
+	 * keeps FI_MR_VIRT_ADDR and FI_MR_ALLOCATED when offered (virtually
+	 * addressed, pinned registrations) and works without them: without
+	 * VIRT_ADDR peers address a region by offset and the NIC resolves it
+	 * (ibv_reg_mr_iova, hca_va 0); without ALLOCATED host memory is
+	 * registered on demand (IBV_ACCESS_ON_DEMAND), on a device with ODP.
 	 */
 	uint64_t mr_mode;
 	/* Capabilities: FI_HMEM, FI_RMA_EVENT, FI_RMA_PMEM, FI_COLLECTIVE,
@@ -202,13 +230,28 @@ HMR_EXPORT int hmr_mr_access_auth(struct fid_domain *domain,
  * Verbs domains.  fi_mr_key() is the rkey, and fi_mr_desc() points at a
  * struct hmr_verbs_desc: the lkey for an ibv_sge is
  * ((struct hmr_verbs_desc *)fi_mr_desc(mr))->lkey.  Raw keys carry the
- * rkey, and fi_mr_map_raw() on the peer's domain gives it back.
+ * rkey, and fi_mr_map_raw() on the peer's domain gives it back; a peer
+ * addresses byte `off` of the region as base_addr + off, with the
+ * base_addr fi_mr_raw_attr() returned (0 under offset addressing).
+ *
+ * The NIC addresses a region's bytes the same way for the lkey as for the
+ * rkey: by virtual address under FI_MR_VIRT_ADDR, by offset otherwise
+ * (the region is registered at NIC address 0).  So a local ibv_sge's addr
+ * is hmr_verbs_sge_addr(desc, buf), which is buf itself only under
+ * FI_MR_VIRT_ADDR.
  */
 struct hmr_verbs_desc {
 	uint32_t lkey;
 	uint32_t rkey;
 	struct ibv_mr *mr;
+	uint64_t start; /* The region's first byte in this process. */
+	uint64_t iova;  /* Its NIC address: start, or 0 under offsets. */
 };
+static inline uint64_t hmr_verbs_sge_addr(const struct hmr_verbs_desc *desc,
+                                          const void *buf)
+{
+	return desc->iova + ((uint64_t)(uintptr_t)buf - desc->start);
+}
 /* The verbs MR behind an hmr MR (NULL on other domains). */
 HMR_EXPORT struct ibv_mr *hmr_verbs_mr(struct fid_mr *mr);
 /* The protection domain of a verbs domain, to create QPs on (NULL on
