@@ -48,7 +48,14 @@ struct hmr_verbs {
 	 * host registrations share, and the FI_* rights it grants. */
 	struct ibv_mr *implicit;
 	uint64_t implicit_access;
-	_Atomic int dmabuf[FI_HMEM_SYNAPSEAI + 1][HMR_MAX_DEVICES];
+	/* dma-buf support per (interface, device).  Device numbers can be
+	 * large (Level Zero's are driver << 16 | device), so each device
+	 * claims a slot of its interface the first time it is registered:
+	 * `device` holds its number + 1 (0: free), claimed lock-free. */
+	struct {
+		_Atomic uint64_t device;
+		_Atomic int state;
+	} dmabuf[FI_HMEM_SYNAPSEAI + 1][HMR_MAX_DEVICES];
 };
 
 static inline struct hmr_verbs *hmr__verbs(struct hmr_domain *d)

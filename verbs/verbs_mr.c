@@ -120,6 +120,27 @@ static int reg_caller_dmabuf(struct hmr_domain *d, const struct hmr_mr *mr,
 
 /* Path 1: the backend exports a dma-buf, the NIC imports it, the fd goes
  * back through the backend whatever happened. */
+/* The dma-buf state of (iface, device): its slot, claimed the first time;
+ * NULL when every slot of the interface holds another device. */
+static _Atomic int *device_state(struct hmr_verbs *v, enum fi_hmem_iface iface,
+                                 uint64_t device)
+{
+	uint64_t want = device + 1, seen;
+	size_t i;
+
+	if ((unsigned)iface > FI_HMEM_SYNAPSEAI || want == 0)
+		return NULL;
+	for (i = 0; i < HMR_MAX_DEVICES; i++) {
+		seen = atomic_load(&v->dmabuf[iface][i].device);
+		if (!seen && atomic_compare_exchange_strong(
+		                     &v->dmabuf[iface][i].device, &seen, want))
+			return &v->dmabuf[iface][i].state;
+		if (seen == want)
+			return &v->dmabuf[iface][i].state;
+	}
+	return NULL;
+}
+
 static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
                       struct ibv_mr **out, char *why, size_t why_len)
 {
@@ -134,14 +155,17 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 		snprintf(why, why_len, "dma-buf: the NIC does not import them");
 		return -FI_EOPNOTSUPP;
 	}
-	if (!b || mr->device >= HMR_MAX_DEVICES) {
-		snprintf(why, why_len, "dma-buf: no backend for the device");
+	state = b ? device_state(v, mr->iface, mr->device) : NULL;
+	if (!state) {
+		snprintf(why, why_len,
+		         "dma-buf: no backend for the device, or more than %d "
+		         "of its devices",
+		         HMR_MAX_DEVICES);
 		return -FI_EOPNOTSUPP;
 	}
 	err = dmabuf_access(access, why, why_len);
 	if (err)
 		return err;
-	state = &v->dmabuf[mr->iface][mr->device];
 	if (atomic_load(state) == HMR_DMABUF_REFUSED) {
 		snprintf(why, why_len,
 		         "dma-buf: refused before for this device");
