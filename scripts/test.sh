@@ -8,7 +8,8 @@
 #   valgrind memcheck on the core and unit suites.  The Debian packages
 #   built, installed with dpkg, used and removed (scripts/check-deb.sh, as
 #   root: CI's machine is a throwaway one).
-# Usage: scripts/test.sh [gcc|clang|asan|tsan|valgrind|format|deb]...
+#   The libFuzzer targets for HMR_FUZZ_SECONDS (45) each (scripts/fuzz.sh).
+# Usage: scripts/test.sh [gcc|clang|asan|tsan|valgrind|fuzz|deb|format]...
 #   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,7 +66,7 @@ step() {
 }
 
 what=("$@")
-[ ${#what[@]} -gt 0 ] || what=(format gcc clang asan tsan valgrind deb)
+[ ${#what[@]} -gt 0 ] || what=(format gcc clang asan tsan valgrind fuzz deb)
 for w in "${what[@]}"; do
 	case $w in
 	format) step format format_check ;;
@@ -89,6 +90,9 @@ for w in "${what[@]}"; do
 		"-DHMR_TEST_WRAPPER=valgrind;-q;--error-exitcode=99;--leak-check=full;--errors-for-leak-kinds=definite;--show-leak-kinds=definite;--freelist-vol=1000000;--suppressions=$root/tests/valgrind.supp" ;;
 	# Its own build (prefix /usr, no tests); it removes what it installs.
 	deb) step deb scripts/check-deb.sh "$root/build-ci-deb" ;;
+	# libFuzzer: every target, its corpus then new inputs, for a bounded
+	# time each (HMR_FUZZ_SECONDS, default 45).
+	fuzz) step fuzz "$root/scripts/fuzz.sh" "${HMR_FUZZ_SECONDS:-45}" ;;
 	*) echo "unknown: $w"; exit 2 ;;
 	esac
 done
