@@ -8,7 +8,7 @@ static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -17,8 +17,9 @@ static uint64_t now_ns(void)
  *
  * `count` fi_mr_regattr calls of host memory on the domain, as a C
  * program makes them (the attr Domain.register builds: one iov, iface
- * system), then `count` fi_close: the total time of each phase.  The GIL
- * is held throughout, as a C caller would not drop one.
+ * system), then `count` fi_close: the thread's CPU time of each phase
+ * (a shared machine's preemption would swamp wall time).  The GIL is held
+ * throughout, as a C caller would not drop one.
  */
 PyObject *hmrpy_bench_c(PyObject *self, PyObject *args)
 {

@@ -240,12 +240,16 @@ static PyObject *reg_failed(struct reg_job *j, const struct hmrpy_export *e,
 	const char *iface = hmr_hmem_iface_name(j->iface);
 	unsigned long long a = j->addr, dev = j->device;
 	struct hmr_hmem_info found;
+	char why[256];
 
 	switch (j->stage) {
 	case STAGE_QUERY:
 		return hmrpy_raise(ret, "%s [%#llx, +%zu): cannot classify",
 		                   src, a, j->len);
 	case STAGE_LIE:
+		if (j->info.iface == FI_HMEM_SYSTEM &&
+		    hmr_hmem_status(j->iface, why, sizeof(why)))
+			goto absent;
 		return hmrpy_raise(ret,
 		                   "the object (%s) says %s memory, but hmr "
 		                   "finds %s memory of device %llu at %#llx",
@@ -266,6 +270,8 @@ static PyObject *reg_failed(struct reg_job *j, const struct hmrpy_export *e,
 	case STAGE_REG:
 		break;
 	}
+	if (ret == -FI_ENOSYS && hmr_hmem_status(j->iface, why, sizeof(why)))
+		goto absent;
 	if (j->iface == FI_HMEM_SYSTEM && ret == -FI_EFAULT)
 		return hmrpy_raise(ret, "[%#llx, +%zu) is not mapped (%s)", a,
 		                   j->len, src);
@@ -282,6 +288,11 @@ static PyObject *reg_failed(struct reg_job *j, const struct hmrpy_export *e,
 	                   "register %s memory of device %llu at [%#llx, "
 	                   "+%zu) (%s)",
 	                   iface, dev, a, j->len, src);
+absent:
+	return hmrpy_raise(-FI_ENOSYS,
+	                   "the object (%s) says %s memory, but "
+	                   "hmr's %s backend is absent: %s",
+	                   src, iface, iface, why);
 }
 
 static HmrMR *mr_new(HmrDomain *d, const struct reg_job *j)

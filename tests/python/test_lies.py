@@ -157,3 +157,11 @@ def test_buffer_with_a_negative_length_is_refused(domain):
         __cuda_array_interface__ = {"shape": (-4,), "typestr": "|u1",
                                     "data": (4096, False), "version": 3}
     refused(domain, Lies(), "negative length")
+
+
+def test_device_claim_without_its_backend_says_why(domain):
+    a, p = host()
+    t = dlfake.Tensor(p, [64], device=(dlfake.KDL_ROCM, 0), keep=a)
+    refused(domain, t, "hmr's rocr backend is absent: not built",
+            hmr.FI_ENOSYS)
+    assert t.deleted == 1

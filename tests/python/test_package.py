@@ -106,3 +106,11 @@ def test_pip_installs_the_package_against_the_build_tree(tmp_path):
                          cwd=tmp_path).stdout.split()
     assert out[0].startswith(str(venv)) and out[1:] == [
         hmr.__version__, "system", "16"]
+
+
+def test_readme_python_example_runs():
+    with open(os.path.join(os.environ["HMR_TEST_SOURCE_DIR"],
+                           "README.md")) as f:
+        readme = f.read()
+    code = re.search(r"```python\n(import hmr.*?)```", readme, re.S).group(1)
+    exec(compile(code, "README.md", "exec"), {})  # pylint: disable=exec-used
