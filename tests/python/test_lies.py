@@ -2,6 +2,7 @@
 """Objects that lie, or DLPack that hmr cannot use: refused, never a crash,
 and the deleter of every capsule hmr took runs exactly once."""
 import ctypes
+import random
 
 import numpy as np
 import pytest
@@ -161,7 +162,67 @@ def test_buffer_with_a_negative_length_is_refused(domain):
 
 def test_device_claim_without_its_backend_says_why(domain):
     a, p = host()
-    t = dlfake.Tensor(p, [64], device=(dlfake.KDL_ROCM, 0), keep=a)
-    refused(domain, t, "hmr's rocr backend is absent: not built",
-            hmr.FI_ENOSYS)
-    assert t.deleted == 1
+    for device, iface in ((dlfake.KDL_ROCM, "rocr"), (dlfake.KDL_ROCM_HOST,
+                          "rocr"), (dlfake.KDL_ONEAPI, "ze")):
+        t = dlfake.Tensor(p, [64], device=(device, 1), keep=a)
+        refused(domain, t, f"says {iface} memory, but hmr's {iface} "
+                "backend is absent: not built", hmr.FI_ENOSYS)
+        assert t.deleted == 1
+
+
+def expected_span(shape, strides, bits):
+    """The byte range DLPack's rules give, relative to data + byte_offset:
+    (lo, length), or None when the tensor must be refused."""
+    if bits == 0 or any(n <= 0 for n in shape):
+        return None
+    count = 1
+    for n in shape:
+        count *= n
+    if bits % 8:  # packed: only a compact tensor has a byte range
+        expect = 1
+        for n, s in reversed(list(zip(shape, strides or []))):
+            if n != 1 and s != expect:
+                return None
+            expect *= n
+        return 0, (count * bits + 7) // 8
+    size = bits // 8
+    if strides is None:
+        return 0, count * size
+    lo = sum(min(0, (n - 1) * s) for n, s in zip(shape, strides))
+    hi = sum(max(0, (n - 1) * s) for n, s in zip(shape, strides))
+    return lo * size, (hi - lo) * size + size
+
+
+def test_random_dlpack_tensors_register_their_span_or_are_refused(domain):
+    """Any shape, strides, offset and element size: the span, or hmr.Error."""
+    rng = random.Random(12345)
+    a, p = host(1 << 16)
+    data = p + 32768
+    for _ in range(3000):
+        ndim = rng.randrange(0, 5)
+        shape = [rng.choice([0, 1, 2, 3, 7, -1, 2**31, 2**62])
+                 if rng.random() < 0.1 else rng.randrange(1, 6)
+                 for _ in range(ndim)]
+        strides = None if rng.random() < 0.3 else [
+            rng.randrange(-40, 41) if rng.random() < 0.95
+            else rng.choice([2**40, -2**62]) for _ in range(ndim)]
+        bits = rng.choice([8, 16, 32, 64, 4, 1, 0, 128])
+        offset = rng.choice([0, 0, 64, 4096, 2**64 - 1])
+        t = dlfake.Tensor(data, shape, strides, bits=bits,
+                          byte_offset=offset, keep=a)
+        want = expected_span(shape, strides, bits)
+        try:
+            mr = domain.register(t, access=hmr.REMOTE_READ)
+        except hmr.Error as e:
+            start = data + offset + want[0] if want else 0
+            sane = want and 0 < start and start + want[1] < 2**64 and \
+                want[1] < 2**62
+            # Refused: it lies, or its range cannot exist or be mapped.
+            assert not sane or e.code in (-hmr.FI_EFAULT,
+                                          -hmr.FI_EOVERFLOW), (e, want)
+        else:
+            assert want, (shape, strides, bits)
+            assert (mr.address, mr.length) == (data + offset + want[0],
+                                               want[1]), (shape, strides)
+            mr.close()
+        assert t.deleted == 1

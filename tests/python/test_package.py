@@ -81,9 +81,9 @@ def test_sample_registers_a_tensor_and_an_array():
     assert re.fullmatch(pattern, out), out
 
 
-def test_pip_installs_the_package_against_the_build_tree(tmp_path):
+def pip_install(tmp_path, env):
     """What the README says: a venv that sees Debian's numpy and torch,
-    then pip install ./python naming the build tree; no package index."""
+    then pip install ./python; no package index, nothing system-wide."""
     src = tmp_path / "python"
     shutil.copytree(os.path.join(os.environ["HMR_TEST_SOURCE_DIR"],
                                  "python"), src,
@@ -91,10 +91,8 @@ def test_pip_installs_the_package_against_the_build_tree(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run(["/usr/bin/python3", "-m", "venv",
                     "--system-site-packages", venv], check=True)
-    env = dict(os.environ, HMR_BUILD_DIR=os.environ["HMR_TEST_BUILD_DIR"],
-               CFLAGS=os.environ.get("HMR_TEST_PYTHON_CFLAGS", ""))
-    for var in ("PYTHONPATH", "LD_LIBRARY_PATH"):
-        env.pop(var, None)  # the installed package must stand alone
+    env = dict(env, CFLAGS=os.environ.get("HMR_TEST_PYTHON_CFLAGS", ""))
+    env.pop("PYTHONPATH", None)  # the installed package must stand alone
     subprocess.run([venv / "bin" / "pip", "install", "-q", "--no-index",
                     src], check=True, env=env, cwd=tmp_path)
     check = ("import hmr, torch; d = hmr.Domain(); "
@@ -106,6 +104,22 @@ def test_pip_installs_the_package_against_the_build_tree(tmp_path):
                          cwd=tmp_path).stdout.split()
     assert out[0].startswith(str(venv)) and out[1:] == [
         hmr.__version__, "system", "16"]
+
+
+def test_pip_installs_the_package_against_the_build_tree(tmp_path):
+    env = dict(os.environ, HMR_BUILD_DIR=os.environ["HMR_TEST_BUILD_DIR"])
+    env.pop("LD_LIBRARY_PATH")  # found through the extension's rpath
+    pip_install(tmp_path, env)
+
+
+def test_pip_installs_the_package_against_an_installed_libhmr(tmp_path):
+    prefix = tmp_path / "prefix"
+    subprocess.run(["cmake", "--install", os.environ["HMR_TEST_BUILD_DIR"],
+                    "--prefix", prefix], check=True, capture_output=True)
+    env = {k: v for k, v in os.environ.items() if k != "HMR_BUILD_DIR"}
+    env["PKG_CONFIG_PATH"] = str(prefix / "lib" / "pkgconfig")
+    env["LD_LIBRARY_PATH"] = str(prefix / "lib")  # as ldconfig would
+    pip_install(tmp_path, env)
 
 
 def test_readme_python_example_runs():
