@@ -121,6 +121,6 @@ setup(
                            depends=[os.path.join("src", h) for h in
                                     ("hmrpy.h", "dlpack.h")])],
     cmdclass={"build_ext": BuildExt},
-    python_requires=">=3.9",
+    python_requires=">=3.10",
     zip_safe=False,
 )

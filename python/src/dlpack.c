@@ -61,10 +61,10 @@ static int dl_device(const struct hmrpy_dl_device *dev, struct hmrpy_export *e)
 		break;
 	case HMRPY_DL_ONEAPI:
 		/* A SYCL device index: the first Level Zero driver's device. */
-		e->iface = FI_HMEM_ZE;
-		id = (uint64_t)fi_hmem_ze_device(0, dev->device_id);
 		if (dev->device_id > 0xffff)
 			goto unsupported;
+		e->iface = FI_HMEM_ZE;
+		id = (uint64_t)fi_hmem_ze_device(0, dev->device_id);
 		break;
 	default:
 		goto unsupported;

@@ -22,7 +22,11 @@ PyObject *hmrpy_raise(int code, const char *fmt, ...)
 	va_end(ap);
 	snprintf(msg, sizeof(msg), "%s: %s (%d)", what, hmr_strerror(code),
 	         code);
-	exc = PyObject_CallFunction(hmrpy_error, "s", msg);
+	/* "replace": a reason from the system (a dlerror path) may not be
+	 * UTF-8, and must not turn into a UnicodeDecodeError. */
+	v = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace");
+	exc = v ? PyObject_CallOneArg(hmrpy_error, v) : NULL;
+	Py_XDECREF(v);
 	if (!exc)
 		return NULL;
 	v = PyLong_FromLong(code);
