@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 """Domains, keys, raw keys, (address, length), errors, info() and query()."""
 import ctypes
+import json
 import os
 import re
 import subprocess
@@ -177,35 +178,35 @@ def test_error_carries_code_and_strerror(domain):
     assert issubclass(hmr.Error, Exception)
 
 
-def hmr_info_lines():
+def hmr_info_json():
     # A sanitizer build links its runtime into hmr_info itself: the one
     # preloaded into this interpreter must not be preloaded there too.
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
-    out = subprocess.run([os.environ["HMR_TEST_HMR_INFO"]], check=True,
+    out = subprocess.run([os.environ["HMR_TEST_HMR_INFO"], "--json"],
                          capture_output=True, text=True, env=env).stdout
-    return out.splitlines()
+    return json.loads(out)
 
 
 def test_info_matches_hmr_info():
     info = hmr.info()
-    lines = hmr_info_lines()
-    assert lines[0].startswith(info["version"] + " (library %d.%d.%d" %
-                               info["library_version"])
-    assert info["version"] == "hmr " + hmr.__version__
+    j = hmr_info_json()
+    assert info["version"] == j["version"] == "hmr " + hmr.__version__
+    domains = {d["kind"]: d for d in j["domains"]}
+    assert set(info["domains"]) == set(domains)
     for name, d in info["domains"].items():
-        line = next(s for s in lines if re.match(rf"  {name} ", s))
+        assert d["available"] == domains[name]["available"]
         if d["available"]:
             modes = "|".join(d["mr_mode"]) or "0"
-            assert line.split()[1:] == ["available,", "mr_mode", modes]
+            assert modes == domains[name]["mr_mode"]
         else:
-            assert line.split(None, 1)[1] == "absent: " + d["reason"]
-    assert set(info["interfaces"]) == {"system", "cuda", "rocr", "ze",
-                                       "neuron", "synapseai"}
+            assert d["reason"] == domains[name]["reason"]
+    backends = {b["name"]: b for b in j["backends"]}
+    assert set(info["interfaces"]) == set(backends) == {
+        "system", "cuda", "rocr", "ze", "neuron", "synapseai"}
     for name, i in info["interfaces"].items():
-        line = next(s for s in lines if re.match(rf"  {name} ", s))
-        rest = line.split(None, 1)[1]
-        assert rest == ("present" if i["present"]
-                        else "absent: " + i["reason"])
+        assert i["present"] == backends[name]["present"]
+        if not i["present"]:
+            assert i["reason"] == backends[name]["reason"]
     assert info["interfaces"]["cuda"]["present"] == \
         bool(os.environ.get("HMR_CUDA_LIBRARY"))
 
