@@ -247,6 +247,8 @@ HMR_TEST(mr_sub_ignores_inherited_fields)
 	attr.device.ze = 5;
 	attr.hmem_data = &token;
 	attr.page_size = 12345;
+	/* Takes its base's iface and device instead: tests/cuda,
+	 * cuda_sub_mr_takes_base_iface_and_device. */
 	sub = regattr_ok(domain, &attr, 0);
 	close_ok(&sub->fid);
 	close_ok(&base->fid);
