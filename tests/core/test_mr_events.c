@@ -387,4 +387,19 @@ HMR_TEST(mr_second_close_is_ebadf)
 	fixture_close(&f);
 }
 
+/* FI_MR_ENDPOINT wants an endpoint bound: a counter is not one. */
+HMR_TEST(mr_endpoint_mode_enable_with_only_counter_bound_is_eopbadstate)
+{
+	struct fixture f =
+	        FIXTURE(.mr_mode = FI_MR_ENDPOINT, .caps = FI_RMA_EVENT,
+	                .buf = buf, .access = REMOTE_RW, .cntrs = 1, .eps = 1);
+
+	ASSERT_OK(fi_mr_bind(f.mr, &f.cntr[0]->fid, FI_REMOTE_READ));
+	ASSERT_EQ(fi_mr_enable(f.mr), -FI_EOPBADSTATE);
+	ASSERT_EQ(fixture_poke(&f, FI_REMOTE_READ), -FI_EOPBADSTATE);
+	ASSERT_OK(fi_mr_bind(f.mr, f.ep[0], 0));
+	ASSERT_OK(fi_mr_enable(f.mr));
+	fixture_close(&f);
+}
+
 HMR_TEST_MAIN()

@@ -320,4 +320,47 @@ HMR_TEST(mr_hmem_cap_host_memory_with_system_iface)
 	fixture_close(&f);
 }
 
+/* A spent single-use key names no region: -FI_ENOKEY, whatever the access
+ * would otherwise have been refused for. */
+HMR_TEST(mr_single_use_spent_key_is_enokey_for_any_access)
+{
+	struct fixture f = FIXTURE(.buf = buf, .access = FI_REMOTE_READ,
+	                           .flags = FI_MR_SINGLE_USE);
+	void *ptr = NULL;
+
+	ASSERT_OK(hmr_mr_access(f.domain, 1, 0, 8, FI_REMOTE_READ, &ptr));
+	ASSERT_EQ(hmr_mr_access(f.domain, 1, 0, 8, FI_REMOTE_WRITE, &ptr),
+	          -FI_ENOKEY);
+	ASSERT_EQ(hmr_mr_access(f.domain, 1, 60, 8, FI_REMOTE_READ, &ptr),
+	          -FI_ENOKEY);
+	fixture_close(&f);
+}
+
+/* offset + len past 2^64 (wrapping, or ending exactly there) is refused
+ * as fi_mr(3) says, before the buffer is mapped. */
+HMR_TEST(mr_dmabuf_range_past_2_64_is_einval)
+{
+	struct fixture f = FIXTURE(.caps = FI_HMEM);
+	static const uint64_t probes[][2] = {
+	        {UINT64_MAX - 4095, 8192}, /* wraps to 4096 */
+	        {1ULL << 62, 3ULL << 62},  /* ends at 2^64 */
+	        {UINT64_MAX - 4095, 4096}, /* ends at 2^64 */
+	        {UINT64_MAX, 1},           /* ends at 2^64 */
+	};
+	struct fi_mr_dmabuf dmabuf;
+	struct fi_mr_attr attr;
+	struct fid_mr *mr = NULL;
+	size_t i;
+
+	f.fd = make_memfd();
+	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		dmabuf_attr(&attr, &dmabuf, f.fd, probes[i][0],
+		            (size_t)probes[i][1], NULL, 1);
+		ASSERT_EQ(fi_mr_regattr(f.domain, &attr, FI_MR_DMABUF, &mr),
+		          -FI_EINVAL);
+		ASSERT_PTR_EQ(mr, NULL);
+	}
+	fixture_close(&f);
+}
+
 HMR_TEST_MAIN()

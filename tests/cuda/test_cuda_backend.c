@@ -447,4 +447,84 @@ HMR_TEST(cuda_query_after_host_unregister_calls_driver_once)
 	free(buf);
 }
 
+/* A driver failure while classifying is the caller's error, not "host";
+ * nothing is cached, so the next query asks again. */
+HMR_TEST(cuda_query_driver_failure_is_reported)
+{
+	char *buf = malloc(4096);
+	struct hmr_hmem_info info;
+
+	/* 999 is CUDA_ERROR_UNKNOWN: the first pointer query fails. */
+	case_env("HMR_SIM_CUDA_FAIL", "cuPointerGetAttributes=999:1");
+	sim_open();
+	ASSERT_EQ(hmr_hmem_query(buf, 64, &info), -FI_EIO);
+	ASSERT_OK(hmr_hmem_query(buf, 64, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
+	free(buf);
+}
+
+HMR_TEST(cuda_query_bad_arguments_are_einval)
+{
+	struct hmr_hmem_info info;
+	char buf[64];
+
+	sim_open();
+	ASSERT_EQ(hmr_hmem_query(NULL, 64, &info), -FI_EINVAL);
+	ASSERT_EQ(hmr_hmem_query(buf, 64, NULL), -FI_EINVAL);
+	ASSERT_EQ(hmr_hmem_query(buf, 0, &info), -FI_EINVAL);
+	ASSERT_EQ(
+	        hmr_hmem_query((void *)(uintptr_t)(UINT64_MAX - 63), 64, &info),
+	        -FI_EINVAL);
+	ASSERT_EQ(
+	        hmr_hmem_query((void *)(uintptr_t)(UINT64_MAX - 63), 65, &info),
+	        -FI_EINVAL);
+	ASSERT_OK(hmr_hmem_query(buf, 64, &info));
+}
+
+HMR_TEST(cuda_dmabuf_get_bad_arguments_are_einval)
+{
+	struct sim s = sim_open();
+	void *p = (void *)(uintptr_t)sim_alloc_on(&s, 0, MIB);
+	uint64_t offset;
+	int fd;
+
+	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 4096, 1ULL << 1, &fd, &offset),
+	          -FI_EINVAL);
+	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 4096, HMR_DMABUF_PCIE | (1ULL << 40),
+	                              &fd, &offset),
+	          -FI_EINVAL);
+	ASSERT_EQ(hmr_hmem_dmabuf_get(NULL, 4096, 0, &fd, &offset), -FI_EINVAL);
+	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 0, 0, &fd, &offset), -FI_EINVAL);
+	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 4096, 0, NULL, &offset), -FI_EINVAL);
+	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 4096, 0, &fd, NULL), -FI_EINVAL);
+	ASSERT_OK(hmr_hmem_dmabuf_get(p, 4096, 0, &fd, &offset));
+	ASSERT_OK(hmr_hmem_dmabuf_put(p, fd));
+	s.free((uintptr_t)p);
+}
+
+/* Host memory of the runtime is every device's: a device hint for it is
+ * ignored (fi_mr(3): with FI_HMEM_HOST_ALLOC "the field device is
+ * ignored"; hmr ignores it without the flag too). */
+HMR_TEST(cuda_host_alloc_memory_ignores_device_hint)
+{
+	struct sim s = sim_open();
+	struct fid_domain *d = hmem_domain();
+	struct hmr_hmem_info info;
+	struct fid_mr *mr;
+	int other;
+	void *h;
+
+	ASSERT_EQ(s.alloc_host(&h, MIB), 0);
+	ASSERT_OK(hmr_hmem_query(h, 64, &info));
+	ASSERT_EQ(info.flags, HMR_HMEM_HOST_ALLOC);
+	other = (int)info.device + 1;
+	ASSERT_OK(reg_iface(d, h, MIB, FI_HMEM_CUDA, other, 0, &mr));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_OK(reg_iface(d, h, MIB, FI_HMEM_CUDA, other, FI_HMEM_HOST_ALLOC,
+	                    &mr));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_OK(fi_close(&d->fid));
+	s.free_host(h);
+}
+
 HMR_TEST_MAIN()
