@@ -370,6 +370,7 @@ HMR_TEST(mr_sub_with_dmabuf_flag_is_einval_whatever_the_dmabuf_holds)
 	_Static_assert(sizeof(dmabuf) >= sizeof(as_iov), "dmabuf holds iov");
 	memset(&dmabuf, 0, sizeof(dmabuf));
 	memcpy(&dmabuf, &as_iov, sizeof(as_iov));
+	dmabuf.len = 64; /* A range of its own that is valid too. */
 	memset(&attr, 0, sizeof(attr));
 	attr.dmabuf = &dmabuf;
 	attr.iov_count = 1;
