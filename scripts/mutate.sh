@@ -32,11 +32,6 @@ shift $((OPTIND - 1))
 select_args=("$@")
 read -r -a ctest_sel <<< "${MUTATE_CTEST_ARGS:--LE vm|bench|sim|neuron}"
 
-if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
-	echo "mutate.sh: the tree has changes; commit or stash them first:" >&2
-	git status --short --untracked-files=no >&2
-	exit 2
-fi
 
 # --- The list -------------------------------------------------------------
 names=() files=() finds=() repls=() nths=() equivs=()
@@ -124,6 +119,12 @@ done
 [ $bad = 0 ] || exit 2
 echo "mutate.sh: ${#chosen[@]} mutants apply"
 [ $dry = 0 ] || exit 0
+# Restoring puts back what was there: only a committed tree is safe.
+if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
+	echo "mutate.sh: the tree has changes; commit or stash them first:" >&2
+	git status --short --untracked-files=no >&2
+	exit 2
+fi
 
 # --- The run --------------------------------------------------------------
 current='' # The file under mutation, restored by restore().
