@@ -463,45 +463,6 @@ HMR_TEST(cuda_query_driver_failure_is_reported)
 	free(buf);
 }
 
-HMR_TEST(cuda_query_bad_arguments_are_einval)
-{
-	struct hmr_hmem_info info;
-	char buf[64];
-
-	sim_open();
-	ASSERT_EQ(hmr_hmem_query(NULL, 64, &info), -FI_EINVAL);
-	ASSERT_EQ(hmr_hmem_query(buf, 64, NULL), -FI_EINVAL);
-	ASSERT_EQ(hmr_hmem_query(buf, 0, &info), -FI_EINVAL);
-	ASSERT_EQ(
-	        hmr_hmem_query((void *)(uintptr_t)(UINT64_MAX - 63), 64, &info),
-	        -FI_EINVAL);
-	ASSERT_EQ(
-	        hmr_hmem_query((void *)(uintptr_t)(UINT64_MAX - 63), 65, &info),
-	        -FI_EINVAL);
-	ASSERT_OK(hmr_hmem_query(buf, 64, &info));
-}
-
-HMR_TEST(cuda_dmabuf_get_bad_arguments_are_einval)
-{
-	struct sim s = sim_open();
-	void *p = (void *)(uintptr_t)sim_alloc_on(&s, 0, MIB);
-	uint64_t offset;
-	int fd;
-
-	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 4096, 1ULL << 1, &fd, &offset),
-	          -FI_EINVAL);
-	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 4096, HMR_DMABUF_PCIE | (1ULL << 40),
-	                              &fd, &offset),
-	          -FI_EINVAL);
-	ASSERT_EQ(hmr_hmem_dmabuf_get(NULL, 4096, 0, &fd, &offset), -FI_EINVAL);
-	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 0, 0, &fd, &offset), -FI_EINVAL);
-	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 4096, 0, NULL, &offset), -FI_EINVAL);
-	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 4096, 0, &fd, NULL), -FI_EINVAL);
-	ASSERT_OK(hmr_hmem_dmabuf_get(p, 4096, 0, &fd, &offset));
-	ASSERT_OK(hmr_hmem_dmabuf_put(p, fd));
-	s.free((uintptr_t)p);
-}
-
 /* Host memory of the runtime is every device's: a device hint for it is
  * ignored (fi_mr(3): with FI_HMEM_HOST_ALLOC "the field device is
  * ignored"; hmr ignores it without the flag too). */
