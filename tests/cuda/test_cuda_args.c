@@ -60,10 +60,13 @@ HMR_TEST(cuda_ipc_get_null_handle_only_asks_the_size)
 {
 	struct sim s = sim_open();
 	void *p = (void *)(uintptr_t)sim_alloc_on(&s, 0, MIB);
+	unsigned long calls = s.calls("cuIpcGetMemHandle");
 	size_t size = 64;
 
+	/* Refused before the driver is asked (which would refuse it too). */
 	ASSERT_EQ(hmr_hmem_ipc_get(p, NULL, &size), -FI_EINVAL);
 	ASSERT_EQ(size, 64);
+	ASSERT_EQ(s.calls("cuIpcGetMemHandle"), calls);
 	size = 0;
 	ASSERT_EQ(hmr_hmem_ipc_get(p, NULL, &size), -FI_ETOOSMALL);
 	ASSERT_GT(size, 0);
