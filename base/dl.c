@@ -1,17 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* dl.c: dlopen with an override variable, and a symbol-table loop. */
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <hmr/fi_mr.h>
 
+#include "base/config.h"
 #include "base/dl.h"
 #include "base/log.h"
 
 int hmr__dl_open(const char *override_env, const char *const *names,
                  size_t count, void **handle, char *why, size_t why_len)
 {
-	const char *path = override_env ? getenv(override_env) : NULL;
+	const char *path =
+	        override_env ? hmr__config_get(override_env, NULL) : NULL;
 	size_t i;
 
 	if (path && *path) {
@@ -33,6 +37,17 @@ int hmr__dl_open(const char *override_env, const char *const *names,
 	snprintf(why, why_len, "%s not found (%zu names tried; %s)",
 	         count ? names[0] : "?", count, dlerror());
 	return -FI_ENOSYS;
+}
+
+void hmr__dl_path(void *handle, char *buf, size_t len)
+{
+	struct link_map *map = NULL;
+
+	if (handle && dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map &&
+	    map->l_name)
+		snprintf(buf, len, "%s", map->l_name);
+	else if (len)
+		buf[0] = '\0';
 }
 
 int hmr__dl_resolve(void *handle, const struct hmr_dl_sym *syms, size_t count,

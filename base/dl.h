@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* dl.h: loading a vendor runtime with dlopen, symbols from one table. */
 #ifndef HMR_HMEM_DL_H
 #define HMR_HMEM_DL_H
@@ -19,6 +20,9 @@ struct hmr_dl_sym {
  */
 int hmr__dl_open(const char *override_env, const char *const *names,
                  size_t count, void **handle, char *why, size_t why_len);
+
+/* The path the loader found for a handle dlopen returned ("" if none). */
+void hmr__dl_path(void *handle, char *buf, size_t len);
 
 /* Resolve each symbol with dlsym; -FI_ENOSYS naming the first missing
  * required one. */

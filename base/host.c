@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* host.c: mapped-range and page-size checks for host memory. */
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* host.h: facts about host memory that registration checks need. */
 #ifndef HMR_HMEM_HOST_H
 #define HMR_HMEM_HOST_H

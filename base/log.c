@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
 #include "base/log.h"
 
 _Atomic int hmr__log_threshold = INT_MAX; /* Unread: see log.h. */
@@ -16,7 +17,7 @@ static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 static void log_init(void)
 {
 	static const char *const names[] = {"none", "warn", "info", "debug"};
-	const char *env = getenv("HMR_LOG_LEVEL");
+	const char *env = hmr__config_get("HMR_LOG_LEVEL", NULL);
 	int level = HMR_LOG_WARN;
 	unsigned i;
 

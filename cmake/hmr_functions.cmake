@@ -74,7 +74,8 @@ function(hmr_add_test_file src)
   endif()
   foreach(line ${lines})
     string(REGEX REPLACE "^HMR_TEST\\(([A-Za-z0-9_]+)\\).*" "\\1" name "${line}")
-    add_test(NAME ${name} COMMAND ${exe} ${name})
+    add_test(NAME ${name} COMMAND ${HMR_TEST_WRAPPER} $<TARGET_FILE:${exe}>
+      ${name})
     set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77
       TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${T_ENV}" LABELS "${T_LABELS}")
   endforeach()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* access.c: hmr_mr_access, the target-side check of software RMA. */
 #include <string.h>
 
@@ -27,12 +28,12 @@ static bool same_auth(const struct hmr_mr *mr, const void *key, size_t size)
 	       (size == 0 || memcmp(key, mr->auth_key, size) == 0);
 }
 
-/* Under the read lock. */
-static int check(struct hmr_domain *d, const void *auth_key,
-                 size_t auth_key_size, uint64_t key, uint64_t addr, size_t len,
-                 uint64_t access, void **ptr)
+/* Under the read lock of key's shard. */
+static int check(struct hmr_domain *d, struct hmr_shard *s,
+                 const void *auth_key, size_t auth_key_size, uint64_t key,
+                 uint64_t addr, size_t len, uint64_t access, void **ptr)
 {
-	struct hmr_mr *mr = hmr__keymap_find(&d->mrs, key);
+	struct hmr_mr *mr = hmr__keymap_find(&s->mrs, key);
 	uint64_t off;
 	void *p;
 
@@ -63,6 +64,7 @@ int hmr_mr_access_auth(struct fid_domain *domain, const void *auth_key,
                        size_t len, uint64_t access, void **ptr)
 {
 	struct hmr_domain *d;
+	struct hmr_shard *s;
 	int ret = hmr__domain_usable(domain);
 
 	if (ret)
@@ -72,9 +74,10 @@ int hmr_mr_access_auth(struct fid_domain *domain, const void *auth_key,
 	    (auth_key_size && !auth_key))
 		return -FI_EINVAL;
 	d = hmr__domain(&domain->fid);
-	pthread_rwlock_rdlock(&d->lock);
-	ret = check(d, auth_key, auth_key_size, key, addr, len, access, ptr);
-	pthread_rwlock_unlock(&d->lock);
+	s = hmr__shard(d, hmr__key_shard(key));
+	pthread_rwlock_rdlock(&s->lock);
+	ret = check(d, s, auth_key, auth_key_size, key, addr, len, access, ptr);
+	pthread_rwlock_unlock(&s->lock);
 	if (ret && hmr__log_enabled(HMR_LOG_DEBUG))
 		hmr_dbg("key %#llx [%#llx, +%zu) access 0x%llx: %d",
 		        (unsigned long long)key, (unsigned long long)addr, len,

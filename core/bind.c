@@ -1,6 +1,8 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* bind.c: counters, endpoints, fi_mr_bind and fi_mr_enable. */
 #include <stdlib.h>
 
+#include "base/alloc.h"
 #include "core/domain.h"
 #include "base/log.h"
 
@@ -106,10 +108,10 @@ static void add_bindable(struct hmr_domain *d, struct hmr_bindable *b,
 	fid->fclass = fclass;
 	fid->ops = &bindable_fi_ops;
 	atomic_store(&b->open, true);
-	pthread_rwlock_wrlock(&d->lock);
+	pthread_mutex_lock(&d->bind_lock);
 	b->next = d->bindables;
 	d->bindables = b;
-	pthread_rwlock_unlock(&d->lock);
+	pthread_mutex_unlock(&d->bind_lock);
 }
 
 int hmr_cntr_open(struct fid_domain *domain, struct fid_cntr **cntr)
@@ -119,7 +121,7 @@ int hmr_cntr_open(struct fid_domain *domain, struct fid_cntr **cntr)
 
 	if (ret || !cntr)
 		return ret ? ret : -FI_EINVAL;
-	c = calloc(1, sizeof(*c));
+	c = hmr__calloc(1, sizeof(*c));
 	if (!c)
 		return -FI_ENOMEM;
 	c->cntr_fid.ops = &cntr_ops;
@@ -141,7 +143,7 @@ int hmr_ep_open(struct fid_domain *domain, struct fid **ep)
 
 	if (ret || !ep)
 		return ret ? ret : -FI_EINVAL;
-	e = calloc(1, sizeof(*e));
+	e = hmr__calloc(1, sizeof(*e));
 	if (!e)
 		return -FI_ENOMEM;
 	add_bindable(hmr__domain(&domain->fid), &e->b, &e->fid, FI_CLASS_EP);
@@ -171,7 +173,7 @@ bool hmr__mr_bound_busy(const struct hmr_mr *mr)
 	return false;
 }
 
-/* Under the domain's read lock, from hmr_mr_access. */
+/* Under the MR's shard read lock, from hmr_mr_access. */
 void hmr__mr_count_access(struct hmr_mr *mr, uint64_t access)
 {
 	size_t i;
@@ -200,6 +202,14 @@ static int check_bind_flags(const struct hmr_domain *d, const struct hmr_mr *mr,
 	}
 	if (!(d->attr.caps & FI_RMA_EVENT)) {
 		hmr_warn("counter binding needs the FI_RMA_EVENT domain cap");
+		return -FI_ENOSYS;
+	}
+	/* A NIC's accesses never pass through hmr_mr_access: a counter bound
+	 * here would never count. */
+	if (d->registrar->provides_keys) {
+		hmr_warn("counter binding: a %s domain's remote accesses are "
+		         "not seen by hmr",
+		         hmr_domain_kind_name(d->attr.kind));
 		return -FI_ENOSYS;
 	}
 	if (flags & ~cntr_flags) {
@@ -233,7 +243,7 @@ static int add_binding(struct hmr_mr *mr, struct hmr_bindable *b,
 			return 0;
 		}
 	}
-	grown = realloc(mr->binds, (mr->nbinds + 1) * sizeof(*grown));
+	grown = hmr__realloc(mr->binds, (mr->nbinds + 1) * sizeof(*grown));
 	if (!grown)
 		return -FI_ENOMEM;
 	mr->binds = grown;
@@ -258,14 +268,14 @@ int hmr__mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	ret = check_bind_flags(d, mr, b, flags);
 	if (ret)
 		return ret;
-	pthread_rwlock_wrlock(&d->lock);
+	pthread_rwlock_wrlock(&hmr__shard(d, mr->shard)->lock);
 	if (mr->created_disabled && mr->enabled) {
 		hmr_warn("fi_mr_bind after fi_mr_enable");
 		ret = -FI_EOPBADSTATE;
 	} else {
 		ret = add_binding(mr, b, flags);
 	}
-	pthread_rwlock_unlock(&d->lock);
+	pthread_rwlock_unlock(&hmr__shard(d, mr->shard)->lock);
 	return ret;
 }
 
@@ -276,7 +286,7 @@ int hmr__mr_enable(struct hmr_mr *mr)
 	size_t i;
 	int ret = 0;
 
-	pthread_rwlock_wrlock(&d->lock);
+	pthread_rwlock_wrlock(&hmr__shard(d, mr->shard)->lock);
 	for (i = 0; i < mr->nbinds; i++)
 		has_ep = has_ep || mr->binds[i].res->fid->fclass == FI_CLASS_EP;
 	if (!mr->enabled && (d->mr_mode & FI_MR_ENDPOINT) && !has_ep) {
@@ -286,6 +296,6 @@ int hmr__mr_enable(struct hmr_mr *mr)
 	} else {
 		mr->enabled = true;
 	}
-	pthread_rwlock_unlock(&d->lock);
+	pthread_rwlock_unlock(&hmr__shard(d, mr->shard)->lock);
 	return ret;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* domain.c: opening and closing domains, their mr_mode, and their ops. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -5,7 +6,10 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "base/alloc.h"
+#include "base/ops.h"
 #include "core/domain.h"
+#include "core/shard.h"
 #include "base/log.h"
 
 #define HMR_KNOWN_CAPS                                                         \
@@ -74,21 +78,13 @@ static uint64_t random64(void)
 static pthread_once_t merge_once = PTHREAD_ONCE_INIT;
 static struct hmr_registrar_ops merged[HMR_DOMAIN_VERBS + 1];
 
-#define FILL(slot)  m->slot = r->slot ? r->slot : hmr__registrar_stubs.slot;
-#define COUNT(slot) +1
-_Static_assert(sizeof(struct hmr_registrar_ops) ==
-                       offsetof(struct hmr_registrar_ops, probe) +
-                               (0 HMR_REGISTRAR_SLOTS(COUNT)) *
-                                       sizeof(int (*)(void)),
-               "HMR_REGISTRAR_SLOTS must list every slot");
+HMR_OPS_CHECK(struct hmr_registrar_ops, probe, HMR_REGISTRAR_SLOTS);
+
 static void merge(struct hmr_registrar_ops *m,
                   const struct hmr_registrar_ops *r)
 {
-	*m = *r;
-	HMR_REGISTRAR_SLOTS(FILL)
+	HMR_OPS_MERGE(HMR_REGISTRAR_SLOTS, m, r, &hmr__registrar_stubs);
 }
-#undef COUNT
-#undef FILL
 
 static void merge_kinds(void)
 {
@@ -216,29 +212,27 @@ static int domain_close(struct fid *fid)
 {
 	struct hmr_domain *d = hmr__domain(fid);
 	struct hmr_bindable *b;
+	size_t mrs, mapped;
 	bool busy;
-	size_t i;
 
-	pthread_rwlock_wrlock(&d->lock);
-	busy = atomic_load(&d->mr_count) || d->mapped_count;
+	hmr__shards_wrlock_all(d);
+	hmr__shards_count(d, &mrs, &mapped);
+	busy = mrs || mapped;
+	pthread_mutex_lock(&d->bind_lock);
 	for (b = d->bindables; b; b = b->next)
 		busy = busy || atomic_load(&b->open);
+	pthread_mutex_unlock(&d->bind_lock);
+	hmr__shards_unlock_all(d);
 	if (busy) {
-		pthread_rwlock_unlock(&d->lock);
 		hmr_warn("domain busy: %zu MRs, %zu mapped keys, or an open "
 		         "counter/endpoint",
-		         atomic_load(&d->mr_count), d->mapped_count);
+		         mrs, mapped);
 		return -FI_EBUSY;
 	}
-	pthread_rwlock_unlock(&d->lock);
 	d->registrar->close(d);
-	hmr__keymap_fini(&d->mrs);
-	hmr__keymap_fini(&d->mapped);
 	hmr__domain_free_bindables(d);
-	for (i = 0; i < HMR_MR_SHELLS; i++)
-		free(atomic_load(&d->shells[i]));
-	free(atomic_load(&d->spare));
-	pthread_rwlock_destroy(&d->lock);
+	hmr__shards_fini(d);
+	pthread_mutex_destroy(&d->bind_lock);
 	retire(d);
 	return 0;
 }
@@ -291,7 +285,7 @@ int hmr_domain_open(const struct hmr_domain_attr *attr,
 	if (!domain)
 		return -FI_EINVAL;
 	*domain = NULL;
-	d = calloc(1, sizeof(*d));
+	d = hmr__calloc(1, sizeof(*d));
 	if (!d)
 		return -FI_ENOMEM;
 	ret = check_attr(attr, &d->attr);
@@ -311,13 +305,13 @@ int hmr_domain_open(const struct hmr_domain_attr *attr,
 	                     : (1ULL << (8 * d->attr.mr_key_size)) - 1;
 	d->tag = random64();
 	d->secret = random64();
-	d->next_key = random64() % (d->key_max + 1);
-	hmr__keymap_init(&d->mrs);
-	hmr__keymap_init(&d->mapped);
-	if (pthread_rwlock_init(&d->lock, NULL)) {
+	if (pthread_mutex_init(&d->bind_lock, NULL)) {
 		ret = -FI_ENOMEM;
 		goto err_free;
 	}
+	ret = hmr__shards_init(d, random64());
+	if (ret)
+		goto err_mutex;
 	d->domain_fid.fid.fclass = FI_CLASS_DOMAIN;
 	d->domain_fid.fid.ops = &domain_fi_ops;
 	d->domain_fid.ops = &hmr__domain_enosys_ops;
@@ -330,7 +324,7 @@ int hmr_domain_open(const struct hmr_domain_attr *attr,
 	/* The caller's string is valid only during this call. */
 	d->attr.nic_name = NULL;
 	if (ret)
-		goto err_lock;
+		goto err_shards;
 	ret = effective_mr_mode(&d->attr, r, d->needed_mr_mode, &d->mr_mode);
 	if (ret)
 		goto err_registrar;
@@ -339,8 +333,10 @@ int hmr_domain_open(const struct hmr_domain_attr *attr,
 
 err_registrar:
 	r->close(d);
-err_lock:
-	pthread_rwlock_destroy(&d->lock);
+err_shards:
+	hmr__shards_fini(d);
+err_mutex:
+	pthread_mutex_destroy(&d->bind_lock);
 err_free:
 	free(d);
 	return ret;

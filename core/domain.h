@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* domain.h: the internal domain, MR, counter and endpoint objects. */
 #ifndef HMR_CORE_DOMAIN_H
 #define HMR_CORE_DOMAIN_H
@@ -11,11 +12,20 @@
 #include "core/keymap.h"
 
 /*
- * Lock order: hmr_domain.lock is the only lock in core/.  Registration,
- * close, bind, enable and key mapping take it for writing; hmr_mr_access
- * takes it for reading, so target-side checks from many threads run in
- * parallel.  Fields that an access changes under the read lock
- * (single-use, counters, refreshing) are atomics.
+ * Locks.  A domain's keys are split into HMR_SHARDS shards by their low
+ * bits, each shard with its own lock (hmr_shard.lock), so that threads
+ * registering, closing and checking MRs of different shards share no lock
+ * and no written cache line: the software domain scales across threads
+ * (one domain-wide write lock made two threads slower than one).
+ * - An MR belongs to one shard (hmr_mr.shard): its key's, or, for a NIC's
+ *   keys, the registering thread's.  Its publication, close, bindings and
+ *   enabled state change under that shard's write lock; hmr_mr_access
+ *   reads them under the read lock of the checked key's shard.  Fields an
+ *   access changes under the read lock (single-use, counters, refreshing)
+ *   are atomics.
+ * - A mapped raw key lives in its key's shard, under that shard's lock.
+ * - Order: shards in ascending index (a sub-MR's and its base's), then
+ *   hmr_domain.bind_lock (the domain's counters and endpoints).
  */
 
 struct hmr_domain;
@@ -55,8 +65,10 @@ struct hmr_registrar_ops {
 	 * keys out (FI_MR_PROV_KEY), and mr->mr_fid.mem_desc. */
 	int (*reg)(struct hmr_domain *domain, struct hmr_mr *mr,
 	           const struct hmr_mr_req *req);
-	/* Undo reg, including whatever the registrar keeps per MR. */
-	void (*dereg)(struct hmr_domain *domain, struct hmr_mr *mr);
+	/* Undo reg, including whatever the registrar keeps per MR.  A NIC
+	 * may refuse (ibv_dereg_mr(3): a memory window is still bound): then
+	 * nothing is undone, and fi_close fails with what dereg returned. */
+	int (*dereg)(struct hmr_domain *domain, struct hmr_mr *mr);
 	void (*close)(struct hmr_domain *domain);
 };
 
@@ -110,7 +122,8 @@ struct hmr_mr {
 	uint32_t hmem_flags;     /* HMR_HMEM_* of the allocation. */
 	struct hmr_mr *base_mr;  /* Parent when this is a sub-MR. */
 	atomic_size_t sub_count; /* Live sub-MRs (changed under the lock). */
-	bool enabled;            /* (domain lock) */
+	bool enabled;            /* (shard lock) */
+	uint8_t shard;           /* The shard whose lock guards this MR. */
 	bool in_keymap;          /* Reachable through its key. */
 	bool created_disabled;   /* Bindings end at fi_mr_enable. */
 	atomic_bool used;        /* FI_MR_SINGLE_USE spent. */
@@ -128,13 +141,32 @@ struct hmr_mr {
 	_Alignas(8) unsigned char registrar_space[32];
 };
 
-/* How many closed MR shells a domain keeps before reusing the oldest: a
- * call through an MR handle within the domain's next 256 MR closes
- * returns -FI_EBADF; after that the memory may hold a new MR
- * (doc/software-domain.md states the window). */
+/* How many closed MR shells a shard keeps before reusing the oldest: a
+ * call through an MR handle within its shard's next 256 MR closes returns
+ * -FI_EBADF; after that the memory may hold a new MR (doc/software-
+ * domain.md states the window). */
 #define HMR_MR_SHELLS 256
+/* Shards of a domain's key space: a power of two; keys shard by their low
+ * bits (applications often number their keys in sequence). */
+#define HMR_SHARDS 16
 /* How many closed domains the process keeps as shells (domain.c). */
 #define HMR_DOMAIN_SHELLS 64
+
+struct hmr_shard {
+	pthread_rwlock_t lock;
+	struct hmr_keymap mrs;    /* key -> struct hmr_mr * (lock) */
+	struct hmr_keymap mapped; /* mapped key -> count as a pointer (lock) */
+	size_t mapped_count;      /* (lock) */
+	uint64_t next_key;        /* FI_MR_PROV_KEY: next of this shard's. */
+	atomic_size_t mr_count;   /* Atomic: NIC MRs are counted unlocked. */
+	/* Closed MRs, lock-free: a slot is claimed with fetch_add and filled
+	 * with exchange; the MR it held moves to `spare`, which the next
+	 * registration in this shard reuses, so a register/close loop
+	 * allocates nothing. */
+	_Atomic(struct hmr_mr *) shells[HMR_MR_SHELLS];
+	atomic_size_t shell_next;
+	_Atomic(struct hmr_mr *) spare;
+} __attribute__((aligned(64))); /* No cache line shared by two shards. */
 
 struct hmr_domain {
 	struct fid_domain domain_fid; /* First. */
@@ -147,19 +179,11 @@ struct hmr_domain {
 	uint64_t tag;                /* Identifies this domain's raw keys. */
 	uint64_t secret;             /* Checks them; never leaves the domain. */
 	uint8_t auth_key[HMR_AUTH_KEY_MAX];
-	pthread_rwlock_t lock;
-	struct hmr_keymap mrs;    /* key -> struct hmr_mr * */
-	struct hmr_keymap mapped; /* mapped key -> count (as a pointer) */
-	uint64_t next_key;        /* FI_MR_PROV_KEY allocator. */
-	atomic_size_t mr_count;   /* Atomic: NIC MRs are counted unlocked. */
-	size_t mapped_count;
-	struct hmr_bindable *bindables;
-	/* Closed MRs, lock-free: a slot is claimed with fetch_add and filled
-	 * with exchange; the MR it held moves to `spare`, which the next
-	 * registration reuses, so a register/close loop allocates nothing. */
-	_Atomic(struct hmr_mr *) shells[HMR_MR_SHELLS];
-	atomic_size_t shell_next;
-	_Atomic(struct hmr_mr *) spare;
+	/* Apart from the domain: a closed domain's shell keeps only the rest
+	 * (NULL once closed). */
+	struct hmr_shard *shards;
+	pthread_mutex_t bind_lock;
+	struct hmr_bindable *bindables; /* (bind_lock) */
 };
 
 /* core/closed.c: the ops of closed objects; every call is -FI_EBADF. */
@@ -182,6 +206,21 @@ static inline int hmr__domain_usable(const struct fid_domain *domain)
 		return -FI_EINVAL;
 	return domain->fid.ops == &hmr__closed_ops ? -FI_EBADF : 0;
 }
+
+static inline struct hmr_shard *hmr__shard(struct hmr_domain *d, size_t i)
+{
+	return &d->shards[i & (HMR_SHARDS - 1)];
+}
+
+static inline size_t hmr__key_shard(uint64_t key)
+{
+	return (size_t)(key & (HMR_SHARDS - 1));
+}
+
+/* core/shard.c: the shard for the next MR this thread registers when no
+ * key decides it before registration (provider keys, a NIC's keys): each
+ * call moves on to the next shard, from a start spread over threads. */
+size_t hmr__thread_shard(void);
 
 static inline bool hmr__virt_addr(const struct hmr_domain *d)
 {

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* keymap.c: the hash map behind keys and mapped raw keys. */
 #include <stdlib.h>
 
 #include <hmr/fi_mr.h>
 
+#include "base/alloc.h"
 #include "base/hash.h"
 #include "core/keymap.h"
 
@@ -58,7 +60,7 @@ static void place(struct hmr_keymap_slot *slots, size_t cap, uint64_t key,
 static int grow(struct hmr_keymap *map)
 {
 	size_t cap = map->cap ? map->cap * 2 : 64, i;
-	struct hmr_keymap_slot *slots = calloc(cap, sizeof(*slots));
+	struct hmr_keymap_slot *slots = hmr__calloc(cap, sizeof(*slots));
 
 	if (!slots)
 		return -FI_ENOMEM;

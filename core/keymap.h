@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* keymap.h: a uint64_t -> pointer hash map (open addressing). */
 #ifndef HMR_CORE_KEYMAP_H
 #define HMR_CORE_KEYMAP_H

@@ -1,10 +1,13 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* mr.c: fi_mr_reg/regv/regattr, fi_close of an MR, and its control. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hmem/hmem.h"
+#include "base/alloc.h"
 #include "base/host.h"
 #include "base/log.h"
+#include "core/shard.h"
 #include "core/mr_check.h"
 
 static int mr_close(struct fid *fid);
@@ -31,19 +34,21 @@ static void mr_free(struct hmr_mr *mr)
 	mr->binds = NULL;
 }
 
-/* A fresh MR holding a private copy of the request. */
+/* A fresh MR holding a private copy of the request, in shard `shard`
+ * (whose spare it reuses when there is one). */
 static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
-                  struct hmr_mr **out)
+                  size_t shard, struct hmr_mr **out)
 {
 	const struct fi_mr_attr *a = &req->attr;
 	size_t count = req->flags & FI_MR_DMABUF ? 1 : a->iov_count, i;
-	struct hmr_mr *mr = atomic_exchange(&d->spare, NULL);
+	struct hmr_mr *mr = atomic_exchange(&hmr__shard(d, shard)->spare, NULL);
 
 	if (mr)
 		memset(mr, 0, offsetof(struct hmr_mr, auth_key));
-	else if (!(mr = calloc(1, sizeof(*mr))))
+	else if (!(mr = hmr__calloc(1, sizeof(*mr))))
 		return -FI_ENOMEM;
-	mr->iov = count == 1 ? &mr->iov_one : calloc(count, sizeof(*mr->iov));
+	mr->iov = count == 1 ? &mr->iov_one
+	                     : hmr__calloc(count, sizeof(*mr->iov));
 	if (!mr->iov) {
 		free(mr);
 		return -FI_ENOMEM;
@@ -68,6 +73,7 @@ static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
 	mr->mr_fid.fid.ops = &mr_fi_ops;
 	mr->mr_fid.mem_desc = mr;
 	mr->domain = d;
+	mr->shard = (uint8_t)shard;
 	mr->access = a->access;
 	mr->flags = req->flags;
 	mr->base_mr = req->base_mr;
@@ -96,24 +102,24 @@ static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
 	return 0;
 }
 
-/* FI_MR_PROV_KEY: the next free key, skipping live ones.  Keys advance
- * monotonically so a closed MR's key is not reissued until the key space
- * wraps. */
-static int alloc_key(struct hmr_domain *d, uint64_t *key)
+/* FI_MR_PROV_KEY, under shard i's lock: the shard's next free key
+ * (i, i + HMR_SHARDS, ... up to key_max), skipping live ones.  Keys
+ * advance monotonically so a closed MR's key is not reissued until the
+ * shard's keys wrap.  -FI_ENOSPC when the shard has none left. */
+static int alloc_key(struct hmr_domain *d, size_t i, uint64_t *key)
 {
-	uint64_t tries;
+	struct hmr_shard *s = hmr__shard(d, i);
+	uint64_t tries, n = (d->key_max - i) / HMR_SHARDS + 1;
 
-	for (tries = 0; tries <= d->key_max; tries++) {
-		uint64_t k = d->next_key;
+	for (tries = 0; tries < n; tries++) {
+		uint64_t k = s->next_key;
 
-		d->next_key = k >= d->key_max ? 0 : k + 1;
-		if (!hmr__keymap_find(&d->mrs, k)) {
+		s->next_key = k > d->key_max - HMR_SHARDS ? i : k + HMR_SHARDS;
+		if (!hmr__keymap_find(&s->mrs, k)) {
 			*key = k;
 			return 0;
 		}
 	}
-	hmr_warn("all %llu keys of %zu bytes are in use",
-	         (unsigned long long)d->key_max + 1, d->attr.mr_key_size);
 	return -FI_ENOSPC;
 }
 
@@ -127,23 +133,26 @@ static int requested_key_ok(struct hmr_domain *d, uint64_t key)
 	return 0;
 }
 
-/* Under the write lock: give the MR its key and make it visible. */
-static int mr_publish(struct hmr_domain *d, struct hmr_mr *mr,
-                      uint64_t requested_key)
+/* Under the write locks of shard i and of the base's shard: give the MR
+ * its key in shard i and make it visible. */
+static int publish_locked(struct hmr_domain *d, size_t i, struct hmr_mr *mr,
+                          uint64_t requested_key)
 {
+	struct hmr_shard *s = hmr__shard(d, i);
 	int ret;
 
 	if (!hmr__prov_key(d)) {
 		/* A key mapped from a peer's raw key names the peer's region
 		 * in this domain's key space too. */
-		if (hmr__keymap_find(&d->mapped, requested_key)) {
+		if (s->mapped_count &&
+		    hmr__keymap_find(&s->mapped, requested_key)) {
 			hmr_info("key %#llx is in use by a mapped raw key",
 			         (unsigned long long)requested_key);
 			return -FI_ENOKEY;
 		}
 		mr->key = requested_key;
 	} else if (!d->registrar->provides_keys) {
-		ret = alloc_key(d, &mr->key);
+		ret = alloc_key(d, i, &mr->key);
 		if (ret)
 			return ret;
 	}
@@ -155,7 +164,7 @@ static int mr_publish(struct hmr_domain *d, struct hmr_mr *mr,
 	 * domain's keys are looked up here (hmr_mr_access).  (A NIC's
 	 * local-only MRs may even share an rkey: rxe gives them all 0.) */
 	mr->in_keymap = !d->registrar->provides_keys;
-	ret = mr->in_keymap ? hmr__keymap_insert(&d->mrs, mr->key, mr) : 0;
+	ret = mr->in_keymap ? hmr__keymap_insert(&s->mrs, mr->key, mr) : 0;
 	if (ret) {
 		if (ret == -FI_ENOKEY)
 			hmr_info("key %#llx is in use",
@@ -164,14 +173,62 @@ static int mr_publish(struct hmr_domain *d, struct hmr_mr *mr,
 	}
 	if (mr->base_mr)
 		atomic_fetch_add(&mr->base_mr->sub_count, 1);
-	atomic_fetch_add(&d->mr_count, 1);
+	mr->shard = (uint8_t)i;
+	atomic_fetch_add(&s->mr_count, 1);
 	return 0;
+}
+
+/*
+ * Publish the MR in the shard `first` (its requested key's, or this
+ * thread's), locked together with its base's shard.  Provider keys that
+ * this shard has run out of are looked for in the next shards.
+ */
+static int mr_publish(struct hmr_domain *d, struct hmr_mr *mr, size_t first,
+                      uint64_t requested_key)
+{
+	bool roam = hmr__prov_key(d) && !d->registrar->provides_keys;
+	size_t k, i, b;
+	int ret = -FI_ENOSPC;
+
+	for (k = 0; k < (roam ? HMR_SHARDS : 1) && ret == -FI_ENOSPC; k++) {
+		i = (first + k) % HMR_SHARDS;
+		b = mr->base_mr ? mr->base_mr->shard : i;
+		hmr__shard_wrlock_pair(d, i, b);
+		ret = publish_locked(d, i, mr, requested_key);
+		hmr__shard_unlock_pair(d, i, b);
+	}
+	if (ret == -FI_ENOSPC)
+		hmr_warn("all %llu keys of %zu bytes are in use",
+		         (unsigned long long)d->key_max + 1,
+		         d->attr.mr_key_size);
+	return ret;
+}
+
+/* The device the caller named, read from the union member of its iface:
+ * CUDA, Level Zero, Neuron and SynapseAI name devices with an int, and a
+ * caller that set only that int in a struct it did not zero leaves
+ * garbage in the other bytes of the 64-bit `reserved`. */
+static uint64_t device_hint(const struct fi_mr_attr *a)
+{
+	switch (a->iface) {
+	case FI_HMEM_CUDA:
+		return (uint64_t)(int64_t)a->device.cuda;
+	case FI_HMEM_ZE:
+		return (uint64_t)(int64_t)a->device.ze;
+	case FI_HMEM_NEURON:
+		return (uint64_t)(int64_t)a->device.neuron;
+	case FI_HMEM_SYNAPSEAI:
+		return (uint64_t)(int64_t)a->device.synapseai;
+	default:
+		return a->device.reserved;
+	}
 }
 
 static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
                        struct fid_mr **out)
 {
 	struct hmr_mr *mr;
+	size_t shard;
 	int ret;
 
 	if (!out)
@@ -186,13 +243,13 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 			return ret;
 	}
 	if (req->base_mr) {
-		pthread_rwlock_rdlock(&d->lock);
 		ret = hmr__mr_check_sub(d, req);
-		pthread_rwlock_unlock(&d->lock);
 		if (ret)
 			return ret;
 	}
-	ret = mr_new(d, req, &mr);
+	shard = hmr__prov_key(d) ? hmr__thread_shard()
+	                         : hmr__key_shard(req->attr.requested_key);
+	ret = mr_new(d, req, shard, &mr);
 	if (ret)
 		return ret;
 	if ((d->attr.caps & FI_HMEM) && !req->base_mr &&
@@ -200,7 +257,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 		struct hmr_hmem_info info;
 
 		ret = hmr__hmem_resolve(req->attr.iface,
-		                        req->attr.device.reserved, mr->iov,
+		                        device_hint(&req->attr), mr->iov,
 		                        mr->iov_count, req->flags, &info);
 		if (ret)
 			goto err_free;
@@ -209,7 +266,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 		mr->hmem_flags = info.flags;
 	} else if (req->flags & FI_MR_DMABUF) {
 		mr->iface = req->attr.iface;
-		mr->device = req->attr.device.reserved;
+		mr->device = device_hint(&req->attr);
 	}
 	/* Sub-MRs too: the base's pages may have been unmapped since. */
 	if (!(req->flags & FI_MR_DMABUF) && mr->iface == FI_HMEM_SYSTEM &&
@@ -226,11 +283,9 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 	if (d->registrar->provides_keys && !mr->base_mr) {
 		/* A NIC key on a plain MR: no key map or parent to update,
 		 * only the count, so no lock on this common path. */
-		atomic_fetch_add(&d->mr_count, 1);
+		atomic_fetch_add(&hmr__shard(d, shard)->mr_count, 1);
 	} else {
-		pthread_rwlock_wrlock(&d->lock);
-		ret = mr_publish(d, mr, req->attr.requested_key);
-		pthread_rwlock_unlock(&d->lock);
+		ret = mr_publish(d, mr, shard, req->attr.requested_key);
 	}
 	if (ret)
 		goto err_dereg;
@@ -239,7 +294,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 	return 0;
 
 err_dereg:
-	d->registrar->dereg(d, mr);
+	(void)d->registrar->dereg(d, mr); /* Nothing can be bound to it yet. */
 err_free:
 	mr_free(mr);
 	free(mr);
@@ -344,14 +399,15 @@ struct fi_ops_mr hmr__mr_ops = {
 };
 
 /* Keep the closed MR as an inert shell for a while (a second fi_close
- * then returns -FI_EBADF); the oldest shell becomes the spare. */
-static void keep_shell(struct hmr_domain *d, struct hmr_mr *mr)
+ * then returns -FI_EBADF); its shard's oldest shell becomes the spare. */
+static void mr_retire(struct hmr_domain *d, struct hmr_mr *mr)
 {
-	size_t slot = atomic_fetch_add(&d->shell_next, 1) % HMR_MR_SHELLS;
-	struct hmr_mr *old = atomic_exchange(&d->shells[slot], mr);
+	struct hmr_shard *s = hmr__shard(d, mr->shard);
+	size_t slot = atomic_fetch_add(&s->shell_next, 1) % HMR_MR_SHELLS;
+	struct hmr_mr *old = atomic_exchange(&s->shells[slot], mr);
 
 	if (old) {
-		old = atomic_exchange(&d->spare, old);
+		old = atomic_exchange(&s->spare, old);
 		if (old)
 			free(old);
 	}
@@ -361,42 +417,52 @@ static int mr_close(struct fid *fid)
 {
 	struct hmr_mr *mr = (struct hmr_mr *)fid;
 	struct hmr_domain *d = mr->domain;
+	struct hmr_shard *s = hmr__shard(d, mr->shard);
 	size_t subs;
+	int ret;
 
 	/*
 	 * A NIC's MR that nothing refers to (no key map entry, no parent, no
 	 * bindings, no sub-MRs) has no domain state but the count: closing
 	 * it takes no lock.  Binding to an MR or deriving a sub-MR from it
-	 * while closing it is the caller's race, as in libfabric.
+	 * while closing it is the caller's race, as in libfabric.  The
+	 * registrar deregisters first: a NIC may refuse (a memory window
+	 * still bound), and the MR then stays open and whole.
 	 */
 	if (mr->in_keymap || mr->base_mr || mr->nbinds ||
 	    atomic_load(&mr->sub_count)) {
-		pthread_rwlock_wrlock(&d->lock);
+		pthread_rwlock_wrlock(&s->lock);
 		subs = atomic_load(&mr->sub_count);
 		if (subs || (mr->nbinds && hmr__mr_bound_busy(mr))) {
-			pthread_rwlock_unlock(&d->lock);
+			pthread_rwlock_unlock(&s->lock);
 			hmr_warn("MR %#llx busy: %zu sub-MRs or an open bound "
 			         "counter or endpoint",
 			         (unsigned long long)mr->key, subs);
 			return -FI_EBUSY;
 		}
+		ret = d->registrar->dereg(d, mr);
+		if (ret) {
+			pthread_rwlock_unlock(&s->lock);
+			return ret;
+		}
 		if (mr->in_keymap)
-			hmr__keymap_remove(&d->mrs, mr->key);
+			hmr__keymap_remove(&s->mrs, mr->key);
 		if (mr->base_mr)
 			atomic_fetch_sub(&mr->base_mr->sub_count, 1);
 		mr->mr_fid.fid.ops = &hmr__closed_ops;
-		pthread_rwlock_unlock(&d->lock);
+		pthread_rwlock_unlock(&s->lock);
 	} else {
+		ret = d->registrar->dereg(d, mr);
+		if (ret)
+			return ret;
 		mr->mr_fid.fid.ops = &hmr__closed_ops;
 	}
 	/* fi_mr_key and fi_mr_desc read fields: a closed MR names nothing. */
 	mr->mr_fid.key = FI_KEY_NOTAVAIL;
 	mr->mr_fid.mem_desc = NULL;
-	atomic_fetch_sub(&d->mr_count, 1);
-	/* No lookup can reach the MR now: deregister without the lock. */
-	d->registrar->dereg(d, mr);
+	atomic_fetch_sub(&s->mr_count, 1);
 	mr_free(mr);
-	keep_shell(d, mr);
+	mr_retire(d, mr);
 	return 0;
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* mr_check.c: what fi_mr(3) and the domain's mode allow in a request. */
 #include "base/range.h"
 #include "base/host.h"
@@ -34,6 +35,14 @@ static int check_flags(const struct hmr_domain *d, uint64_t flags)
 		         "FI_MR_DMABUF need the FI_HMEM domain cap");
 		return -FI_EBADFLAGS;
 	}
+	/* A NIC checks its own keys: hmr cannot spend one after one access,
+	 * so a single-use key would silently stay usable. */
+	if ((flags & FI_MR_SINGLE_USE) && d->registrar->provides_keys) {
+		hmr_warn("FI_MR_SINGLE_USE: a %s domain's keys are checked by "
+		         "the NIC, which cannot spend a key once",
+		         hmr_domain_kind_name(d->attr.kind));
+		return -FI_EBADFLAGS;
+	}
 	if (flags & FI_AUTH_KEY) {
 		hmr_warn("FI_AUTH_KEY needs an FI_AV_AUTH_KEY domain; hmr has "
 		         "none");
@@ -59,6 +68,7 @@ static int check_access(const struct hmr_domain *d, uint64_t access)
 static int check_iovs(const struct hmr_domain *d, const struct iovec *iov,
                       size_t count)
 {
+	uint64_t total = 0;
 	size_t i;
 
 	if (!iov || count == 0 || count > d->attr.mr_iov_limit) {
@@ -73,6 +83,12 @@ static int check_iovs(const struct hmr_domain *d, const struct iovec *iov,
 			hmr_warn("iov[%zu] = {%p, %zu}: NULL, empty or "
 			         "wrapping",
 			         i, iov[i].iov_base, iov[i].iov_len);
+			return -FI_EINVAL;
+		}
+		/* The region's length (offsets run over every iov) must
+		 * itself be a length. */
+		if (!hmr__range_end(total, iov[i].iov_len, &total)) {
+			hmr_warn("iovs of more than 2^64 bytes in all");
 			return -FI_EINVAL;
 		}
 	}
@@ -145,13 +161,14 @@ bool hmr__mr_covers(const struct hmr_mr *mr, const struct iovec *v)
 	return false;
 }
 
-int hmr__mr_check_sub(struct hmr_domain *d, const struct hmr_mr_req *req)
+/* Under the base's shard read lock. */
+static int check_sub_locked(const struct hmr_mr_req *req)
 {
 	const struct hmr_mr *base = req->base_mr;
 	size_t i;
 
-	if (base->domain != d || base->mr_fid.fid.ops == &hmr__closed_ops) {
-		hmr_warn("base_mr belongs to another domain or is closed");
+	if (base->mr_fid.fid.ops == &hmr__closed_ops) {
+		hmr_warn("base_mr is closed");
 		return -FI_EINVAL;
 	}
 	if (req->attr.access & ~base->access) {
@@ -167,4 +184,20 @@ int hmr__mr_check_sub(struct hmr_domain *d, const struct hmr_mr_req *req)
 		}
 	}
 	return 0;
+}
+
+int hmr__mr_check_sub(struct hmr_domain *d, const struct hmr_mr_req *req)
+{
+	struct hmr_shard *s;
+	int ret;
+
+	if (req->base_mr->domain != d) {
+		hmr_warn("base_mr belongs to another domain");
+		return -FI_EINVAL;
+	}
+	s = hmr__shard(d, req->base_mr->shard);
+	pthread_rwlock_rdlock(&s->lock);
+	ret = check_sub_locked(req);
+	pthread_rwlock_unlock(&s->lock);
+	return ret;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* no_verbs.c: the verbs kind in a build without rdma-core headers. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* rawkey.c: fi_mr_raw_attr, fi_mr_map_raw and fi_mr_unmap_key. */
 #include <string.h>
 
@@ -62,6 +63,7 @@ int hmr__mr_raw_attr(struct hmr_mr *mr, struct fi_mr_raw_attr *attr)
 int hmr__domain_map_raw(struct hmr_domain *d, struct fi_mr_map_raw *map)
 {
 	struct raw_key rk;
+	struct hmr_shard *s;
 	uintptr_t count;
 	int ret = 0;
 
@@ -82,42 +84,49 @@ int hmr__domain_map_raw(struct hmr_domain *d, struct fi_mr_map_raw *map)
 		         "not an hmr raw key");
 		return -FI_EINVAL;
 	}
-	pthread_rwlock_wrlock(&d->lock);
+	s = hmr__shard(d, hmr__key_shard(rk.key));
+	pthread_rwlock_wrlock(&s->lock);
 	/* Liveness is known only for keys this domain looks up itself. */
 	if (rk.tag == d->tag && !d->registrar->provides_keys &&
-	    !hmr__keymap_find(&d->mrs, rk.key)) {
+	    !hmr__keymap_find(&s->mrs, rk.key)) {
 		hmr_info("fi_mr_map_raw: the MR of key %#llx is closed",
 		         (unsigned long long)rk.key);
 		ret = -FI_ENOKEY;
 		goto out;
 	}
-	count = (uintptr_t)hmr__keymap_remove(&d->mapped, rk.key);
-	ret = hmr__keymap_insert(&d->mapped, rk.key, (void *)(count + 1));
-	if (ret)
+	count = (uintptr_t)hmr__keymap_remove(&s->mapped, rk.key);
+	ret = hmr__keymap_insert(&s->mapped, rk.key, (void *)(count + 1));
+	if (ret) {
+		/* Put the old count back: the insert made room for it. */
+		if (count)
+			hmr__keymap_insert(&s->mapped, rk.key, (void *)count);
 		goto out;
-	d->mapped_count++;
+	}
+	s->mapped_count++;
 	*map->key = rk.key;
 out:
-	pthread_rwlock_unlock(&d->lock);
+	pthread_rwlock_unlock(&s->lock);
 	return ret;
 }
 
 int hmr__domain_unmap_key(struct hmr_domain *d, uint64_t key)
 {
+	struct hmr_shard *s = hmr__shard(d, hmr__key_shard(key));
 	uintptr_t count;
 	int ret = 0;
 
-	pthread_rwlock_wrlock(&d->lock);
-	count = (uintptr_t)hmr__keymap_remove(&d->mapped, key);
+	pthread_rwlock_wrlock(&s->lock);
+	count = (uintptr_t)hmr__keymap_remove(&s->mapped, key);
 	if (!count) {
 		ret = -FI_ENOKEY;
 		goto out;
 	}
+	/* The slot just freed takes the lower count without growing. */
 	if (count > 1)
-		ret = hmr__keymap_insert(&d->mapped, key, (void *)(count - 1));
-	d->mapped_count--;
+		ret = hmr__keymap_insert(&s->mapped, key, (void *)(count - 1));
+	s->mapped_count--;
 out:
-	pthread_rwlock_unlock(&d->lock);
+	pthread_rwlock_unlock(&s->lock);
 	if (ret == -FI_ENOKEY)
 		hmr_warn("fi_mr_unmap_key: key %#llx is not mapped",
 		         (unsigned long long)key);

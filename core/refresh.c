@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* refresh.c: fi_mr_refresh, as fi_mr(3) rules it per mr_mode. */
 #include "core/domain.h"
 #include "base/host.h"

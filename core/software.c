@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* software.c: the software registrar: keys only, access checked in core. */
 #include <errno.h>
 #include <fcntl.h>
@@ -86,7 +87,7 @@ static int sw_reg(struct hmr_domain *d, struct hmr_mr *mr,
 	return 0;
 }
 
-static void sw_dereg(struct hmr_domain *d, struct hmr_mr *mr)
+static int sw_dereg(struct hmr_domain *d, struct hmr_mr *mr)
 {
 	struct sw_mr *s = sw_mr(mr);
 
@@ -94,6 +95,7 @@ static void sw_dereg(struct hmr_domain *d, struct hmr_mr *mr)
 	if (s->map)
 		munmap(s->map, s->map_len);
 	s->map = NULL;
+	return 0;
 }
 
 const struct hmr_registrar_ops hmr__software_registrar = {

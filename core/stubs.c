@@ -122,9 +122,10 @@ static int reg_reg(struct hmr_domain *d, struct hmr_mr *mr,
 	return -FI_ENOSYS;
 }
 
-static void reg_dereg(struct hmr_domain *d, struct hmr_mr *mr)
+static int reg_dereg(struct hmr_domain *d, struct hmr_mr *mr)
 {
 	(void)d, (void)mr;
+	return 0;
 }
 
 static void reg_close(struct hmr_domain *d)

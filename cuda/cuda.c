@@ -270,4 +270,8 @@ const struct hmr_backend_ops hmr__cuda_backend = {
         .ipc_get = cuda_ipc_get,
         .ipc_open = cuda_ipc_open,
         .ipc_close = cuda_ipc_close,
+        .describe = hmr__cuda_describe,
+        .device = hmr__cuda_device,
+        .alloc = hmr__cuda_alloc,
+        .free = hmr__cuda_free,
 };

@@ -113,10 +113,15 @@ enum {
 	  (hmr_CUcontext *, hmr_CUdevice))                                     \
 	X(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2, 11000, REQ, \
 	  (hmr_CUdevice))                                                      \
+	X(cuDeviceGetName, cuDeviceGetName, 2000, OPT,                         \
+	  (char *, int, hmr_CUdevice))                                         \
 	X(cuCtxGetCurrent, cuCtxGetCurrent, 4000, REQ, (hmr_CUcontext *))      \
 	X(cuCtxSetCurrent, cuCtxSetCurrent, 4000, REQ, (hmr_CUcontext))        \
 	X(cuPointerGetAttributes, cuPointerGetAttributes, 7000, REQ,           \
 	  (unsigned, hmr_CUpointer_attribute *, void **, hmr_CUdeviceptr))     \
+	/* For hmr_hmem_alloc (self-checks, samples), not registration. */     \
+	X(cuMemAlloc, cuMemAlloc_v2, 3020, OPT, (hmr_CUdeviceptr *, size_t))   \
+	X(cuMemFree, cuMemFree_v2, 3020, OPT, (hmr_CUdeviceptr))               \
 	X(cuMemcpyHtoD, cuMemcpyHtoD_v2, 3020, OPT,                            \
 	  (hmr_CUdeviceptr, const void *, size_t))                             \
 	X(cuMemcpyDtoH, cuMemcpyDtoH_v2, 3020, OPT,                            \
@@ -163,6 +168,8 @@ extern struct hmr_cuda hmr__cuda;
 
 /* cuda_load.c: dlopen, resolve, cuInit, probe the devices. */
 int hmr__cuda_load(char *why, size_t why_len);
+/* The path of the driver library loaded. */
+void hmr__cuda_library(char *buf, size_t len);
 void hmr__cuda_unload(void);
 
 /*
@@ -175,6 +182,14 @@ void hmr__cuda_unload(void);
  */
 int hmr__cuda_check(const char *call, hmr_CUresult r);
 #define HMR_CU(name, ...) hmr__cuda_check(#name, hmr__cuda.name(__VA_ARGS__))
+
+/* cuda_info.c: the describe, device, alloc and free slots. */
+struct hmr_hmem_backend_info;
+struct hmr_hmem_device_info;
+int hmr__cuda_describe(struct hmr_hmem_backend_info *info);
+int hmr__cuda_device(uint32_t index, struct hmr_hmem_device_info *info);
+int hmr__cuda_alloc(uint64_t device, size_t len, void **ptr);
+int hmr__cuda_free(void *ptr);
 
 /* Run with device `dev`'s primary context current (cuda_load.c). */
 hmr_CUcontext hmr__cuda_push(int dev);

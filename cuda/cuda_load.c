@@ -6,9 +6,13 @@
 
 #include <hmr/fi_mr.h>
 
+#include "base/config.h"
 #include "base/dl.h"
 #include "base/log.h"
 #include "cuda/cuda_api.h"
+
+HMR_CONFIG_VAR(HMR_CUDA_LIBRARY, NULL,
+               "the CUDA driver library to load instead of libcuda.so.1");
 
 struct hmr_cuda hmr__cuda;
 static void *handle;
@@ -218,6 +222,11 @@ err_close:
 	dlclose(handle);
 	handle = NULL;
 	return ret;
+}
+
+void hmr__cuda_library(char *buf, size_t len)
+{
+	hmr__dl_path(handle, buf, len);
 }
 
 void hmr__cuda_unload(void)

@@ -1,4 +1,6 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* classify.c: what memory a pointer is, and the public hmem calls. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/range.h"
@@ -101,6 +103,16 @@ static int owner(const void *ptr, size_t len, const struct hmr_backend_ops **b)
 	return *b ? 0 : -FI_ENOSYS;
 }
 
+/*
+ * Which backend exported each open dma-buf fd (iface + 1; 0: none), so
+ * that hmr_hmem_dmabuf_put releases it through that backend without
+ * classifying the pointer again: a classification that fails at release
+ * (the runtime erred, the memory was freed) must not leak the fd.  fds
+ * past the table are released through the pointer's owner, as before.
+ */
+#define FD_TABLE 65536
+static _Atomic unsigned char fd_owner[FD_TABLE];
+
 int hmr_hmem_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
                         uint64_t *offset)
 {
@@ -112,16 +124,26 @@ int hmr_hmem_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
 	ret = owner(ptr, len, &b);
 	if (ret)
 		return ret;
-	return b->dmabuf_get(ptr, len, flags, fd, offset);
+	ret = b->dmabuf_get(ptr, len, flags, fd, offset);
+	if (!ret && *fd >= 0 && *fd < FD_TABLE)
+		atomic_store(&fd_owner[*fd], (unsigned char)(b->iface + 1));
+	return ret;
 }
 
 int hmr_hmem_dmabuf_put(const void *ptr, int fd)
 {
 	const struct hmr_backend_ops *b;
+	unsigned char iface = 0;
 	int ret;
 
 	if (!ptr || fd < 0)
 		return -FI_EINVAL;
+	if (fd < FD_TABLE)
+		iface = atomic_exchange(&fd_owner[fd], 0);
+	if (iface) {
+		b = hmr__hmem_backend((enum fi_hmem_iface)(iface - 1));
+		return b ? b->dmabuf_put(fd) : -FI_ENOSYS;
+	}
 	ret = owner(ptr, 1, &b);
 	if (ret)
 		return ret;
@@ -241,7 +263,8 @@ static int check_hint(enum fi_hmem_iface hint, uint64_t device_hint,
 	}
 	/* FI_HMEM_HOST_ALLOC: "the field device is ignored". */
 	if (!(flags & FI_HMEM_HOST_ALLOC) &&
-	    !(info->flags & HMR_HMEM_HOST_ALLOC) &&
+	    !(info->flags &
+	      (HMR_HMEM_HOST_ALLOC | HMR_HMEM_DEVICE_UNCHECKED)) &&
 	    info->device != device_hint) {
 		hmr_warn("%s device %llu given, but the memory is on device "
 		         "%llu",

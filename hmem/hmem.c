@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* hmem.c: the backend table, lazy start-up, selection, classification. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -5,8 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
+#include "base/ops.h"
 #include "hmem/hmem.h"
 #include "base/log.h"
+
+HMR_CONFIG_VAR(HMR_HMEM, NULL,
+               "memory interfaces to start, a comma list (system, cuda, "
+               "rocr, ze, neuron, synapseai); a leading ^ excludes the "
+               "list; unset: all (FI_HMEM when this is unset)");
+HMR_CONFIG_VAR(FI_HMEM, NULL, "libfabric's name for HMR_HMEM");
+HMR_CONFIG_VAR(HMR_HMEM_DISABLE_P2P, "0",
+               "1: never let a NIC reach device memory directly");
+HMR_CONFIG_VAR(FI_HMEM_DISABLE_P2P, "0",
+               "libfabric's name for HMR_HMEM_DISABLE_P2P");
 
 #define IFACES (FI_HMEM_SYNAPSEAI + 1)
 
@@ -20,6 +33,10 @@ static const char *const iface_names[IFACES] = {
 static const struct hmr_backend_ops *const built[IFACES] = {
         [FI_HMEM_SYSTEM] = &hmr__system_backend,
         [FI_HMEM_CUDA] = &hmr__cuda_backend,
+        [FI_HMEM_ZE] = &hmr__ze_backend,
+        [FI_HMEM_NEURON] = &hmr__neuron_backend,
+        [FI_HMEM_ROCR] = &hmr__rocr_backend,
+        [FI_HMEM_SYNAPSEAI] = &hmr__synapseai_backend,
 };
 
 /* Written once under `once`, read-only afterwards. */
@@ -31,32 +48,24 @@ static bool any_device;     /* A present backend other than system. */
 static atomic_bool started; /* Set (release) when start() is done. */
 static bool p2p_disabled;
 
+HMR_OPS_CHECK(struct hmr_backend_ops, init, HMR_BACKEND_SLOTS);
+
 /* Every slot of b, or the stub where b leaves it NULL. */
-#define FILL(slot)  m->slot = b->slot ? b->slot : hmr__backend_stubs.slot;
-#define COUNT(slot) +1
-_Static_assert(sizeof(struct hmr_backend_ops) ==
-                       offsetof(struct hmr_backend_ops, init) +
-                               (0 HMR_BACKEND_SLOTS(COUNT)) *
-                                       sizeof(int (*)(void)),
-               "HMR_BACKEND_SLOTS must list every slot of hmr_backend_ops");
 static void merge(struct hmr_backend_ops *m, const struct hmr_backend_ops *b)
 {
-	*m = *b;
-	HMR_BACKEND_SLOTS(FILL)
+	HMR_OPS_MERGE(HMR_BACKEND_SLOTS, m, b, &hmr__backend_stubs);
 }
-#undef COUNT
-#undef FILL
 
 /* HMR_HMEM, else FI_HMEM: a comma list of names; unset means all. A
  * leading '^' excludes the listed ones instead. */
 static bool selected(const char *name)
 {
-	const char *env = getenv("HMR_HMEM"), *tok, *comma;
+	const char *env = hmr__config_get("HMR_HMEM", NULL), *tok, *comma;
 	size_t n = strlen(name);
 	bool exclude, in = false;
 
 	if (!env)
-		env = getenv("FI_HMEM");
+		env = hmr__config_get("FI_HMEM", NULL);
 	if (!env || !*env)
 		return true;
 	exclude = *env == '^';
@@ -71,20 +80,12 @@ static bool selected(const char *name)
 	return exclude ? !in : in;
 }
 
-static bool env_true(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && (!strcmp(v, "1") || !strcmp(v, "yes") ||
-	             !strcmp(v, "true") || !strcmp(v, "on"));
-}
-
 static void start(void)
 {
 	int i, ret;
 
-	p2p_disabled = env_true("FI_HMEM_DISABLE_P2P") ||
-	               env_true("HMR_HMEM_DISABLE_P2P");
+	p2p_disabled = hmr__config_true("FI_HMEM_DISABLE_P2P") ||
+	               hmr__config_true("HMR_HMEM_DISABLE_P2P");
 	for (i = 0; i < IFACES; i++) {
 		if (!built[i]) {
 			snprintf(why_absent[i], sizeof(why_absent[i]),

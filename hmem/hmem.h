@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* hmem.h: the backend interface and the classification entry points. */
 #ifndef HMR_HMEM_HMEM_H
 #define HMR_HMEM_HMEM_H
@@ -45,6 +46,13 @@ struct hmr_backend_ops {
 	int (*ipc_open)(uint64_t device, const void *handle, size_t handle_size,
 	                void **ptr);
 	int (*ipc_close)(void *ptr);
+
+	/* What hmr_hmem_backend_info and hmr_hmem_device_info answer (the
+	 * caller zeroed *info; size is the library's own). */
+	int (*describe)(struct hmr_hmem_backend_info *info);
+	int (*device)(uint32_t index, struct hmr_hmem_device_info *info);
+	int (*alloc)(uint64_t device, size_t len, void **ptr);
+	int (*free)(void *ptr);
 };
 
 /* Every function slot, in order; hmem.c fills a backend's NULL slots from
@@ -62,7 +70,11 @@ struct hmr_backend_ops {
 	X(dmabuf_put)                                                          \
 	X(ipc_get)                                                             \
 	X(ipc_open)                                                            \
-	X(ipc_close)
+	X(ipc_close)                                                           \
+	X(describe)                                                            \
+	X(device)                                                              \
+	X(alloc)                                                               \
+	X(free)
 
 /* hmem/stubs.c: a table whose every slot answers -FI_ENOSYS. */
 extern const struct hmr_backend_ops hmr__backend_stubs;
@@ -70,6 +82,10 @@ extern const struct hmr_backend_ops hmr__backend_stubs;
 /* The tables the build has; hmem.c lists them by iface. */
 extern const struct hmr_backend_ops hmr__system_backend;
 extern const struct hmr_backend_ops hmr__cuda_backend;
+extern const struct hmr_backend_ops hmr__ze_backend;
+extern const struct hmr_backend_ops hmr__neuron_backend;
+extern const struct hmr_backend_ops hmr__rocr_backend;
+extern const struct hmr_backend_ops hmr__synapseai_backend;
 
 /* The merged ops of a present backend, or NULL when absent. */
 const struct hmr_backend_ops *hmr__hmem_backend(enum fi_hmem_iface iface);

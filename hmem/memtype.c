@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* memtype.c: the memtype cache: address ranges already classified. */
 #include <pthread.h>
 #include <stdatomic.h>

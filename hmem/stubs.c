@@ -66,12 +66,41 @@ static int stub_ipc_open(uint64_t d, const void *h, size_t s, void **p)
 	return -FI_ENOSYS;
 }
 
+static int stub_describe(struct hmr_hmem_backend_info *i)
+{
+	(void)i;
+	return -FI_ENOSYS;
+}
+
+static int stub_device(uint32_t index, struct hmr_hmem_device_info *i)
+{
+	(void)index, (void)i;
+	return -FI_ENOSYS;
+}
+
+static int stub_alloc(uint64_t device, size_t len, void **p)
+{
+	(void)device, (void)len, (void)p;
+	return -FI_ENOSYS;
+}
+
 const struct hmr_backend_ops hmr__backend_stubs = {
-        FI_HMEM_SYSTEM,  NULL,
-        stub_init,       stub_fini,
-        stub_query,      stub_host_register,
-        stub_ptr,        stub_copy_to,
-        stub_copy_to,    stub_dmabuf_get,
-        stub_dmabuf_put, stub_ipc_get,
-        stub_ipc_open,   stub_ptr,
+        FI_HMEM_SYSTEM,     /* iface */
+        NULL,               /* peermem_modules */
+        stub_init,          /* init */
+        stub_fini,          /* fini */
+        stub_query,         /* query */
+        stub_host_register, /* host_register */
+        stub_ptr,           /* host_unregister */
+        stub_copy_to,       /* copy_to */
+        stub_copy_to,       /* copy_from (the same signature) */
+        stub_dmabuf_get,    /* dmabuf_get */
+        stub_dmabuf_put,    /* dmabuf_put */
+        stub_ipc_get,       /* ipc_get */
+        stub_ipc_open,      /* ipc_open */
+        stub_ptr,           /* ipc_close */
+        stub_describe,      /* describe */
+        stub_device,        /* device */
+        stub_alloc,         /* alloc */
+        stub_ptr,           /* free */
 };

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # bench.sh: every benchmark, side by side with the peers, as the README quotes.
 #   memtype: on this machine, with the simulated CUDA driver loaded;
 #   verbs:   on soft-RoCE in the test VM (twice: a cold and a warm process).

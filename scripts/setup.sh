@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # setup.sh: README command 1: install dependencies, build, run hmr_info.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,10 +1,16 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # test.sh: README command 2: every test, in every build CI runs.
 #   gcc -Werror, clang -Werror, ASan+UBSan, TSan; the format check; the VM
 #   suite (soft-RoCE in QEMU) once, in the gcc build.  Fails if a test was
 #   skipped that this machine can run (all of them, on Debian 12 x86_64
 #   with the packages of scripts/deps.sh).
-# Usage: scripts/test.sh [gcc|clang|asan|tsan|format]...  (default: all)
+#   valgrind memcheck on the core and unit suites.  The Debian packages
+#   built, installed with dpkg, used and removed (scripts/check-deb.sh, as
+#   root: CI's machine is a throwaway one).
+#   The libFuzzer targets for HMR_FUZZ_SECONDS (45) each (scripts/fuzz.sh).
+# Usage: scripts/test.sh [gcc|clang|asan|tsan|valgrind|fuzz|deb|format]...
+#   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -12,10 +18,18 @@ jobs=$(nproc)
 failed=()
 
 format_check() {
-	local files
+	local files missing
 	files=$(git ls-files '*.c' '*.h')
 	# shellcheck disable=SC2086
-	clang-format --dry-run --Werror $files
+	clang-format --dry-run --Werror $files || return 1
+	# Every source file names its licence (LICENSE).
+	missing=$(git ls-files '*.c' '*.h' '*.sh' '*CMakeLists.txt' '*.cmake' \
+		'*.in' | xargs grep -L 'SPDX-License-Identifier' || true)
+	if [ -n "$missing" ]; then
+		echo "no SPDX-License-Identifier line in:"
+		echo "$missing"
+		return 1
+	fi
 }
 
 # build <name> <cmake args...>; then ctest with the label filter in $ctest_args
@@ -52,7 +66,7 @@ step() {
 }
 
 what=("$@")
-[ ${#what[@]} -gt 0 ] || what=(format gcc clang asan tsan)
+[ ${#what[@]} -gt 0 ] || what=(format gcc clang asan tsan valgrind fuzz deb)
 for w in "${what[@]}"; do
 	case $w in
 	format) step format format_check ;;
@@ -66,6 +80,19 @@ for w in "${what[@]}"; do
 	# randomisation; setarch -R turns randomisation off for the run.
 	tsan) ctest_args="-LE vm" runner="setarch $(uname -m) -R" step tsan \
 		run_build tsan -DCMAKE_C_COMPILER=clang -DHMR_TSAN=ON ;;
+	# memcheck on the core and unit suites; a small freed-block
+	# quarantine so that "memory stays flat" tests measure hmr, not it.
+	# Not the terabyte refresh: valgrind checks msync's range page by
+	# page, so under it the one-system-call test takes minutes.
+	valgrind) ctest_args="-L core|unit -E mr_refresh_of_a_terabyte_is_one_check" \
+		step valgrind run_build valgrind \
+		-DCMAKE_C_COMPILER=gcc -DHMR_VM_TESTS=OFF \
+		"-DHMR_TEST_WRAPPER=valgrind;-q;--error-exitcode=99;--leak-check=full;--errors-for-leak-kinds=definite;--show-leak-kinds=definite;--freelist-vol=1000000;--suppressions=$root/tests/valgrind.supp" ;;
+	# Its own build (prefix /usr, no tests); it removes what it installs.
+	deb) step deb scripts/check-deb.sh "$root/build-ci-deb" ;;
+	# libFuzzer: every target, its corpus then new inputs, for a bounded
+	# time each (HMR_FUZZ_SECONDS, default 45).
+	fuzz) step fuzz "$root/scripts/fuzz.sh" "${HMR_FUZZ_SECONDS:-45}" ;;
 	*) echo "unknown: $w"; exit 2 ;;
 	esac
 done

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* harness.h: the test harness: one case per process, typed asserts. */
 #ifndef HMR_TESTS_HARNESS_H
 #define HMR_TESTS_HARNESS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* bench.h: the benchmarks hmr_bench runs, one function each. */
 #ifndef HMR_BENCH_H
 #define HMR_BENCH_H
@@ -12,6 +13,13 @@ int bench_verbs(int argc, char **argv);
  * or a negative code and why. */
 int bench_lf_open(const char *nic, void **domain, void **fabric, char *why,
                   size_t why_len);
+/* libfabric's `prov` ("shm", "tcp") domain taking requested keys. */
+int bench_lf_open_prov(const char *prov, void **domain, void **fabric,
+                       char *why, size_t why_len);
+const char *bench_lf_version(void);
 void bench_lf_close(void *domain, void *fabric);
+
+/* bench_swreg.c: the software domain against libfabric shm and tcp. */
+int bench_swreg(int argc, char **argv);
 
 #endif /* HMR_BENCH_H */

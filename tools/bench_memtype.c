@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* bench_memtype.c: classifying a host pointer: hmr vs UCX's memtype cache. */
 #include <pthread.h>
 #include <dlfcn.h>

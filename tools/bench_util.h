@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* bench_util.h: timing helpers for hmr_bench: medians, not single times. */
 #ifndef HMR_BENCH_UTIL_H
 #define HMR_BENCH_UTIL_H

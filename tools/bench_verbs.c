@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* bench_verbs.c: registration cost: hmr on verbs vs raw ibv_reg_mr. */
 #include <infiniband/verbs.h>
 #include <stdio.h>

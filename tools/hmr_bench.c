@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* hmr_bench.c: hmr side by side with its peers, printed as ratios. */
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,11 @@ static const struct {
 } benches[] = {
         {"memtype", bench_memtype,
          "classify a host pointer: hmr_hmem_query vs UCX memtype cache"},
+#ifdef HMR_BENCH_LIBFABRIC
+        {"swreg", bench_swreg,
+         "software-domain fi_mr_reg/fi_close and access checks vs "
+         "libfabric shm and tcp"},
+#endif
 #ifdef HMR_BENCH_VERBS
         {"verbs", bench_verbs,
          "register+deregister on an RDMA NIC: hmr vs raw ibv_reg_mr"},

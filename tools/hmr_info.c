@@ -1,9 +1,21 @@
-/* hmr_info.c: what hmr can do on this machine: version and domains. */
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* hmr_info.c: what hmr can do on this machine, before anything registers. */
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
 
 #include <hmr/hmr.h>
 
-static void print_mode(uint64_t mode)
+/*
+ * One model, two views: the facts go into a JSON tree (jansson), which is
+ * printed as is with --json (fields: doc/hmr_info.md) or as text.  The
+ * exit status is the self-check's: 0 when every registration it tried
+ * succeeded, 1 otherwise.
+ */
+
+static const char *mode_string(uint64_t mode, char *buf, size_t len)
 {
 	static const struct {
 		uint64_t bit;
@@ -20,65 +32,283 @@ static void print_mode(uint64_t mode)
 	        {FI_MR_HMEM, "HMEM"},
 	        {FI_MR_COLLECTIVE, "COLLECTIVE"},
 	};
-	const char *sep = "";
-	size_t i;
+	size_t i, n = 0;
 
-	if (mode == FI_MR_BASIC) {
-		printf("BASIC");
-		return;
-	}
-	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
-		if (mode & bits[i].bit) {
-			printf("%s%s", sep, bits[i].name);
-			sep = "|";
-		}
-	}
-	if (!*sep)
-		printf("0");
+	buf[0] = '\0';
+	if (mode == FI_MR_BASIC)
+		return "BASIC";
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]) && n < len; i++)
+		if (mode & bits[i].bit)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+			                      n ? "|" : "", bits[i].name);
+	return n ? buf : "0";
 }
 
-int main(void)
+static json_t *backends(void)
+{
+	json_t *list = json_array();
+	enum fi_hmem_iface i;
+	char why[256];
+	uint32_t d;
+
+	for (i = FI_HMEM_SYSTEM; i <= FI_HMEM_SYNAPSEAI; i++) {
+		struct hmr_hmem_backend_info b = HMR_HMEM_BACKEND_INFO_INIT;
+		json_t *o = json_pack("{s:s}", "name", hmr_hmem_iface_name(i));
+		json_t *devs = json_array();
+
+		if (hmr_hmem_status(i, why, sizeof(why))) {
+			json_object_set_new(o, "present", json_false());
+			json_object_set_new(o, "reason", json_string(why));
+			json_array_append_new(list, o);
+			json_decref(devs);
+			continue;
+		}
+		json_object_set_new(o, "present", json_true());
+		if (!hmr_hmem_backend_info(i, &b))
+			json_object_update_new(
+			        o, json_pack("{s:s,s:s,s:i,s:s}", "library",
+			                     b.library, "version", b.version,
+			                     "devices", (int)b.devices,
+			                     "peermem", b.peermem));
+		for (d = 0; d < b.devices; d++) {
+			struct hmr_hmem_device_info di =
+			        HMR_HMEM_DEVICE_INFO_INIT;
+
+			if (hmr_hmem_device_info(i, d, &di))
+				continue;
+			json_array_append_new(
+			        devs, json_pack("{s:I,s:s,s:s,s:s}", "device",
+			                        (json_int_t)di.device, "name",
+			                        di.name, "dmabuf",
+			                        di.dmabuf > 0    ? "yes"
+			                        : di.dmabuf == 0 ? "no"
+			                                         : "unknown",
+			                        "dmabuf_why", di.dmabuf_why));
+		}
+		json_object_set_new(o, "device_list", devs);
+		json_array_append_new(list, o);
+	}
+	return list;
+}
+
+static json_t *domains(void)
 {
 	enum hmr_domain_kind kinds[] = {HMR_DOMAIN_SOFTWARE, HMR_DOMAIN_VERBS};
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
+	json_t *list = json_array();
 	struct fid_domain *domain;
-	uint64_t mode;
-	char why[256];
+	char why[256], mode[128];
+	uint64_t mr_mode;
 	size_t i;
-	int ret, failed = 0;
+	int ret;
 
-	printf("%s (library %u.%u.%u, header %u.%u.%u)\n", hmr_version_string(),
-	       hmr_version() >> 16, (hmr_version() >> 8) & 0xff,
-	       hmr_version() & 0xff, HMR_VERSION_MAJOR, HMR_VERSION_MINOR,
-	       HMR_VERSION_PATCH);
-	printf("domains:\n");
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		printf("  %-9s ", hmr_domain_kind_name(kinds[i]));
+		json_t *o = json_pack("{s:s}", "kind",
+		                      hmr_domain_kind_name(kinds[i]));
+
 		ret = hmr_domain_probe(kinds[i], why, sizeof(why));
-		if (ret) {
-			printf("absent: %s\n", why);
-			continue;
-		}
 		attr.kind = kinds[i];
-		ret = hmr_domain_open(&attr, &domain);
+		if (!ret)
+			ret = hmr_domain_open(&attr, &domain);
 		if (ret) {
-			printf("present, but opening failed: %s\n",
-			       hmr_strerror(ret));
-			failed = 1;
+			json_object_set_new(o, "available", json_false());
+			json_object_set_new(
+			        o, "reason",
+			        json_string(*why ? why : hmr_strerror(ret)));
+		} else {
+			hmr_domain_mr_mode(domain, &mr_mode);
+			json_object_set_new(o, "available", json_true());
+			json_object_set_new(
+			        o, "mr_mode",
+			        json_string(mode_string(mr_mode, mode,
+			                                sizeof(mode))));
+			fi_close(&domain->fid);
+		}
+		json_array_append_new(list, o);
+	}
+	return list;
+}
+
+static json_t *settings(void)
+{
+	static const char *const sources[] = {"default", "environment", "api"};
+	struct hmr_config_info c;
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; hmr_config_entry(i, &c) == 0; i++)
+		json_array_append_new(
+		        list, json_pack("{s:s,s:s?,s:s,s:s}", "name", c.name,
+		                        "value", c.value, "source",
+		                        sources[c.source], "help", c.help));
+	return list;
+}
+
+/* Register `buf` in a new domain of `kind` with FI_HMEM; one result. */
+static json_t *try_register(enum hmr_domain_kind kind, const char *memory,
+                            void *buf, size_t len, int *failed)
+{
+	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
+	json_t *o = json_pack("{s:s,s:s}", "domain", hmr_domain_kind_name(kind),
+	                      "memory", memory);
+	struct fid_domain *d;
+	struct fid_mr *mr;
+	int ret;
+
+	attr.kind = kind;
+	attr.caps = FI_HMEM;
+	ret = hmr_domain_open(&attr, &d);
+	if (!ret) {
+		ret = fi_mr_reg(d, buf, len, FI_REMOTE_READ | FI_REMOTE_WRITE,
+		                0, 1, 0, &mr, NULL);
+		if (!ret)
+			fi_close(&mr->fid);
+		fi_close(&d->fid);
+	}
+	json_object_set_new(
+	        o, "result",
+	        json_string(ret ? hmr_strerror(ret) : "registered"));
+	json_object_set_new(o, "ok", json_boolean(!ret));
+	*failed |= ret != 0;
+	return o;
+}
+
+/* Host memory, and memory of every present backend that can allocate,
+ * in every domain kind this machine has. */
+static json_t *self_check(int *failed)
+{
+	enum hmr_domain_kind kinds[] = {HMR_DOMAIN_SOFTWARE, HMR_DOMAIN_VERBS};
+	json_t *list = json_array();
+	enum fi_hmem_iface i;
+	char name[64];
+	size_t k;
+	void *p;
+
+	for (k = 0; k < 2; k++) {
+		if (hmr_domain_probe(kinds[k], NULL, 0))
+			continue;
+		for (i = FI_HMEM_SYSTEM; i <= FI_HMEM_SYNAPSEAI; i++) {
+			if (hmr_hmem_status(i, NULL, 0) ||
+			    hmr_hmem_alloc(i, 0, 1 << 20, &p))
+				continue;
+			snprintf(name, sizeof(name), "%s%s",
+			         hmr_hmem_iface_name(i),
+			         i == FI_HMEM_SYSTEM ? "" : " device 0");
+			json_array_append_new(list,
+			                      try_register(kinds[k], name, p,
+			                                   1 << 20, failed));
+			hmr_hmem_free(i, p);
+		}
+	}
+	return list;
+}
+
+static void print_text(json_t *root)
+{
+	json_t *o, *d;
+	size_t i, j;
+
+	printf("%s\n", json_string_value(json_object_get(root, "version")));
+	printf("memory interfaces:\n");
+	json_array_foreach(json_object_get(root, "backends"), i, o)
+	{
+		const char *name =
+		        json_string_value(json_object_get(o, "name"));
+
+		if (!json_is_true(json_object_get(o, "present"))) {
+			printf("  %-10s absent: %s\n", name,
+			       json_string_value(json_object_get(o, "reason")));
 			continue;
 		}
-		hmr_domain_mr_mode(domain, &mode);
-		printf("available, mr_mode ");
-		print_mode(mode);
+		printf("  %-10s present", name);
+		if (json_object_get(o, "library") &&
+		    *json_string_value(json_object_get(o, "library")))
+			printf(": %s, %s, %lld devices%s%s",
+			       json_string_value(json_object_get(o, "library")),
+			       json_string_value(json_object_get(o, "version")),
+			       json_integer_value(
+			               json_object_get(o, "devices")),
+			       *json_string_value(json_object_get(o, "peermem"))
+			               ? ", peer-memory "
+			               : "",
+			       json_string_value(
+			               json_object_get(o, "peermem")));
 		printf("\n");
-		fi_close(&domain->fid);
+		json_array_foreach(json_object_get(o, "device_list"), j, d)
+		{
+			const char *why = json_string_value(
+			        json_object_get(d, "dmabuf_why"));
+
+			printf("    device %lld (%s): dma-buf %s%s%s%s\n",
+			       json_integer_value(json_object_get(d, "device")),
+			       json_string_value(json_object_get(d, "name")),
+			       json_string_value(json_object_get(d, "dmabuf")),
+			       *why ? " (" : "", why, *why ? ")" : "");
+		}
 	}
-	printf("memory interfaces:\n");
-	for (i = FI_HMEM_SYSTEM; i <= FI_HMEM_SYNAPSEAI; i++) {
-		ret = hmr_hmem_status((enum fi_hmem_iface)i, why, sizeof(why));
-		printf("  %-9s %s%s\n",
-		       hmr_hmem_iface_name((enum fi_hmem_iface)i),
-		       ret ? "absent: " : "present", ret ? why : "");
+	printf("domains:\n");
+	json_array_foreach(json_object_get(root, "domains"), i, o)
+	{
+		if (json_is_true(json_object_get(o, "available")))
+			printf("  %-10s available, mr_mode %s\n",
+			       json_string_value(json_object_get(o, "kind")),
+			       json_string_value(
+			               json_object_get(o, "mr_mode")));
+		else
+			printf("  %-10s absent: %s\n",
+			       json_string_value(json_object_get(o, "kind")),
+			       json_string_value(json_object_get(o, "reason")));
 	}
+	printf("settings (value, where it came from):\n");
+	json_array_foreach(json_object_get(root, "settings"), i, o)
+	{
+		const char *v = json_string_value(json_object_get(o, "value"));
+
+		printf("  %-22s %-10s (%s)\n",
+		       json_string_value(json_object_get(o, "name")),
+		       v ? v : "(unset)",
+		       json_string_value(json_object_get(o, "source")));
+	}
+	printf("self-check:\n");
+	json_array_foreach(json_object_get(root, "self_check"), i, o)
+	        printf("  %-16s in a %-8s domain: %s\n",
+	               json_string_value(json_object_get(o, "memory")),
+	               json_string_value(json_object_get(o, "domain")),
+	               json_string_value(json_object_get(o, "result")));
+	printf("self-check %s\n",
+	       json_is_true(json_object_get(root, "self_check_passed"))
+	               ? "passed"
+	               : "FAILED");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {NULL, 0, NULL, 0}};
+	int json = 0, failed = 0, c;
+	json_t *root;
+
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		if (c != 'j') {
+			fprintf(stderr, "usage: hmr_info [--json]\n");
+			return c == 'h' ? 0 : 2;
+		}
+		json = 1;
+	}
+	root = json_pack("{s:s,s:o,s:o,s:o}", "version", hmr_version_string(),
+	                 "backends", backends(), "domains", domains(),
+	                 "settings", settings());
+	json_object_set_new(root, "self_check", self_check(&failed));
+	json_object_set_new(root, "self_check_passed", json_boolean(!failed));
+	if (json) {
+		char *s = json_dumps(root, JSON_INDENT(2));
+
+		puts(s);
+		free(s);
+	} else {
+		print_text(root);
+	}
+	json_decref(root);
 	return failed;
 }

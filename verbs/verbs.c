@@ -1,9 +1,12 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs.c: the verbs registrar: probing, opening and closing a NIC. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
+#include "base/alloc.h"
 #include "base/log.h"
 #include "verbs/verbs.h"
 
@@ -74,9 +77,13 @@ static bool probe_dmabuf(struct ibv_pd *pd)
  * NICs whose probe answer is wrong, and to test demotion); "off" never
  * tries dma-buf.
  */
+HMR_CONFIG_VAR(HMR_VERBS_DMABUF, "probe",
+               "dma-buf registration on a NIC: probe (ask the NIC once), "
+               "on (try, and demote a device at its first refusal), off");
+
 static bool dmabuf_mode(struct ibv_pd *pd)
 {
-	const char *mode = getenv("HMR_VERBS_DMABUF");
+	const char *mode = hmr__config_get("HMR_VERBS_DMABUF", NULL);
 
 	if (mode && strcmp(mode, "on") == 0)
 		return true;
@@ -88,58 +95,116 @@ static bool dmabuf_mode(struct ibv_pd *pd)
 	return probe_dmabuf(pd);
 }
 
-static void probe_odp(struct hmr_verbs *v)
+static void probe_caps(struct hmr_verbs *v)
 {
 	struct ibv_device_attr_ex attr;
+	const struct ibv_odp_caps *odp = &attr.odp_caps;
+	uint32_t rc = IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
 
 	memset(&attr, 0, sizeof(attr));
-	v->odp = ibv_query_device_ex(v->ctx, NULL, &attr) == 0 &&
-	         (attr.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
-	         (attr.odp_caps.per_transport_caps.rc_odp_caps &
-	          IBV_ODP_SUPPORT_WRITE) &&
-	         (attr.odp_caps.per_transport_caps.rc_odp_caps &
-	          IBV_ODP_SUPPORT_READ);
+	if (ibv_query_device_ex(v->ctx, NULL, &attr)) {
+		hmr_info("ibv_query_device_ex on %s: %s: no ODP, atomics or "
+		         "FLUSH assumed",
+		         ibv_get_device_name(v->ctx->device), strerror(errno));
+		return;
+	}
+	v->caps.odp = (odp->general_caps & IBV_ODP_SUPPORT) &&
+	              (odp->per_transport_caps.rc_odp_caps & rc) == rc;
+	v->caps.odp_implicit =
+	        v->caps.odp && (odp->general_caps & IBV_ODP_SUPPORT_IMPLICIT);
+	v->caps.atomics = attr.orig_attr.atomic_cap != IBV_ATOMIC_NONE;
+	v->caps.flush_global =
+	        attr.device_cap_flags_ex & HMR_IBV_DEVICE_FLUSH_GLOBAL;
+	v->caps.flush_persistent =
+	        attr.device_cap_flags_ex & HMR_IBV_DEVICE_FLUSH_PERSISTENT;
+}
+
+/* The mr_mode bits the caller offers, FI_MR_BASIC spelled out. */
+static uint64_t offered_mr_mode(uint64_t mode)
+{
+	if (mode == FI_MR_BASIC)
+		return FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	return mode & (FI_MR_BASIC | FI_MR_SCALABLE) ? 0 : mode;
+}
+
+/*
+ * FI_MR_VIRT_ADDR and FI_MR_ALLOCATED are kept when the caller offers
+ * them: virtually addressed, pinned registrations, as libfabric's verbs
+ * provider makes.  Without VIRT_ADDR, peers address a region by its offset
+ * and the NIC resolves it (hca_va 0); without ALLOCATED, host memory is
+ * registered on demand where the device pages (ODP), and the domain does
+ * not open where it cannot.
+ */
+static void choose_mr_mode(struct hmr_domain *d, const struct hmr_verbs *v)
+{
+	uint64_t offered = offered_mr_mode(d->attr.mr_mode);
+
+	if (!(offered & FI_MR_VIRT_ADDR))
+		d->needed_mr_mode &= ~(uint64_t)FI_MR_VIRT_ADDR;
+	if (v->caps.odp && !(offered & FI_MR_ALLOCATED))
+		d->needed_mr_mode &= ~(uint64_t)FI_MR_ALLOCATED;
+}
+
+/* The caller's protection domain, or our own on the NIC named. */
+static int get_pd(struct hmr_verbs *v, const struct hmr_domain_attr *attr)
+{
+	int ret;
+
+	if (attr->pd) {
+		v->pd = attr->pd;
+		v->ctx = v->pd->context;
+		return 0;
+	}
+	ret = open_nic(v, attr->nic_name);
+	if (ret)
+		return ret;
+	v->pd = ibv_alloc_pd(v->ctx);
+	if (!v->pd) {
+		hmr_warn("ibv_alloc_pd: %s", strerror(errno));
+		ibv_close_device(v->ctx);
+		return -FI_ENOMEM;
+	}
+	v->own_pd = true;
+	return 0;
+}
+
+static void put_pd(struct hmr_verbs *v)
+{
+	if (v->own_pd) {
+		ibv_dealloc_pd(v->pd);
+		ibv_close_device(v->ctx);
+	}
 }
 
 static int verbs_open(struct hmr_domain *d)
 {
-	struct hmr_verbs *v = calloc(1, sizeof(*v));
+	struct hmr_verbs *v = hmr__calloc(1, sizeof(*v));
 	int ret;
 
 	if (!v)
 		return -FI_ENOMEM;
-	if (d->attr.pd) {
-		v->pd = d->attr.pd;
-		v->ctx = v->pd->context;
-	} else {
-		ret = open_nic(v, d->attr.nic_name);
-		if (ret)
-			goto err_free;
-		v->pd = ibv_alloc_pd(v->ctx);
-		if (!v->pd) {
-			hmr_warn("ibv_alloc_pd: %s", strerror(errno));
-			ret = -FI_ENOMEM;
-			goto err_close;
-		}
-		v->own_pd = true;
-	}
-	probe_odp(v);
+	ret = get_pd(v, &d->attr);
+	if (ret)
+		goto err_free;
+	probe_caps(v);
 	v->nic_dmabuf = dmabuf_mode(v->pd);
-	if (d->attr.flags & HMR_DOMAIN_RELAXED_ORDERING)
-		v->access_extra = IBV_ACCESS_RELAXED_ORDERING;
-	/* ODP lets the device follow page changes: ALLOCATED not needed. */
-	if (v->odp)
-		d->needed_mr_mode &= ~(uint64_t)FI_MR_ALLOCATED;
+	choose_mr_mode(d, v);
+	d->registrar_data = v;
+	ret = hmr__verbs_features(d);
+	if (ret)
+		goto err_pd;
 	/* One contiguous range per verbs MR. */
 	d->attr.mr_iov_limit = 1;
-	d->registrar_data = v;
-	hmr_info("verbs domain on %s: odp %s, dma-buf import %s",
-	         ibv_get_device_name(v->ctx->device), v->odp ? "yes" : "no",
-	         v->nic_dmabuf ? "yes" : "no");
+	hmr_info("verbs domain on %s: odp %s, dma-buf import %s, %s "
+	         "addressing",
+	         ibv_get_device_name(v->ctx->device),
+	         v->caps.odp ? "yes" : "no", v->nic_dmabuf ? "yes" : "no",
+	         d->needed_mr_mode & FI_MR_VIRT_ADDR ? "virtual" : "offset");
 	return 0;
 
-err_close:
-	ibv_close_device(v->ctx);
+err_pd:
+	d->registrar_data = NULL;
+	put_pd(v);
 err_free:
 	free(v);
 	return ret;
@@ -151,10 +216,8 @@ static void verbs_close(struct hmr_domain *d)
 
 	if (!v)
 		return;
-	if (v->own_pd) {
-		ibv_dealloc_pd(v->pd);
-		ibv_close_device(v->ctx);
-	}
+	hmr__verbs_features_fini(d);
+	put_pd(v);
 	free(v);
 	d->registrar_data = NULL;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs.h: the verbs registrar's state, shared by its files. */
 #ifndef HMR_VERBS_H
 #define HMR_VERBS_H
@@ -8,6 +9,15 @@
 #include "base/limits.h"
 #include "core/domain.h"
 
+/* rdma-core 45 added these (kernel 6.2); older headers lack them, and
+ * the kernel's values are fixed by its uAPI (ib_user_verbs.h). */
+#ifndef IBV_ACCESS_FLUSH_GLOBAL
+#define IBV_ACCESS_FLUSH_GLOBAL     (1 << 8)
+#define IBV_ACCESS_FLUSH_PERSISTENT (1 << 9)
+#endif
+#define HMR_IBV_DEVICE_FLUSH_GLOBAL     (1ULL << 38)
+#define HMR_IBV_DEVICE_FLUSH_PERSISTENT (1ULL << 39)
+
 /* dma-buf support of (NIC, GPU device): tried until the NIC refuses it
  * once (EOPNOTSUPP), then refused for good, for that device only. */
 enum hmr_dmabuf_state {
@@ -15,14 +25,37 @@ enum hmr_dmabuf_state {
 	HMR_DMABUF_REFUSED,
 };
 
+/* What the device offers, read once at open (ibv_query_device_ex). */
+struct hmr_verbs_caps {
+	bool odp;          /* On-demand paging for RC WRITE and READ. */
+	bool odp_implicit; /* The implicit ODP MR (IBV_ODP_SUPPORT_IMPLICIT). */
+	bool atomics;      /* atomic_cap is not IBV_ATOMIC_NONE. */
+	bool flush_global; /* FLUSH placement types (device_cap_flags_ex). */
+	bool flush_persistent;
+};
+
 struct hmr_verbs {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	bool own_pd;      /* We allocated pd (and opened ctx). */
-	bool odp;         /* The device offers on-demand paging for RC. */
-	bool nic_dmabuf;  /* The fd -1 probe said EBADF: the NIC imports. */
-	int access_extra; /* IBV_ACCESS_RELAXED_ORDERING, on request. */
-	_Atomic int dmabuf[FI_HMEM_SYNAPSEAI + 1][HMR_MAX_DEVICES];
+	bool own_pd;     /* We allocated pd (and opened ctx). */
+	bool nic_dmabuf; /* The fd -1 probe said EBADF: the NIC imports. */
+	struct hmr_verbs_caps caps;
+	/* Added to every registration: what the domain's flags ask
+	 * (RELAXED_ORDERING, MW_BIND), and to on-demand ones (HUGETLB). */
+	int access_extra;
+	int access_odp;
+	/* HMR_DOMAIN_ODP_IMPLICIT: the MR over the whole address space that
+	 * host registrations share, and the FI_* rights it grants. */
+	struct ibv_mr *implicit;
+	uint64_t implicit_access;
+	/* dma-buf support per (interface, device).  Device numbers can be
+	 * large (Level Zero's are driver << 16 | device), so each device
+	 * claims a slot of its interface the first time it is registered:
+	 * `device` holds its number + 1 (0: free), claimed lock-free. */
+	struct {
+		_Atomic uint64_t device;
+		_Atomic int state;
+	} dmabuf[FI_HMEM_SYNAPSEAI + 1][HMR_MAX_DEVICES];
 };
 
 static inline struct hmr_verbs *hmr__verbs(struct hmr_domain *d)
@@ -30,10 +63,16 @@ static inline struct hmr_verbs *hmr__verbs(struct hmr_domain *d)
 	return d->registrar_data;
 }
 
+/* verbs_access.c: the IBV_ACCESS_* flags of one registration, and what
+ * the domain's caps and flags ask of the device (checked at open). */
+int hmr__verbs_access(const struct hmr_domain *d, const struct hmr_mr *mr);
+int hmr__verbs_features(struct hmr_domain *d);
+void hmr__verbs_features_fini(struct hmr_domain *d);
+
 /* verbs_mr.c */
 int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
                    const struct hmr_mr_req *req);
-void hmr__verbs_dereg(struct hmr_domain *d, struct hmr_mr *mr);
+int hmr__verbs_dereg(struct hmr_domain *d, struct hmr_mr *mr);
 
 /* verbs_peermem.c: is a peer-memory module for iface loaded? */
 bool hmr__verbs_peermem(enum fi_hmem_iface iface, char *which, size_t len);

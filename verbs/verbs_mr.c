@@ -1,65 +1,146 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs_mr.c: one registration through rdma-core: host, dma-buf, peer. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hmem/hmem.h"
+#include "base/host.h"
 #include "base/log.h"
+#include "hmem/hmem.h"
 #include "verbs/verbs.h"
 
-/*
- * FI_* to IBV_ACCESS_*.  Remote write and remote atomic need local write
- * (ibv_reg_mr(3)); atomics come with FI_REMOTE_WRITE only where the domain
- * asked for FI_ATOMIC.  Local write is also what RDMA READ results
- * (FI_READ) and receives (FI_RECV) need.  Nothing else is added.
- */
-static int verbs_access(const struct hmr_domain *d, uint64_t access)
+/* The NIC's address of a region's first byte: its virtual address under
+ * FI_MR_VIRT_ADDR; otherwise 0, so the NIC itself resolves a peer's
+ * offsets (ibv_reg_mr(3): hca_va 0 has the effect of ZERO_BASED). */
+static uint64_t hca_va(const struct hmr_domain *d, const void *p)
 {
-	int ibv = 0;
-
-	if (access & (FI_READ | FI_RECV))
-		ibv |= IBV_ACCESS_LOCAL_WRITE;
-	if (access & FI_REMOTE_READ)
-		ibv |= IBV_ACCESS_REMOTE_READ;
-	if (access & FI_REMOTE_WRITE) {
-		ibv |= IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
-		if (d->attr.caps & FI_ATOMIC)
-			ibv |= IBV_ACCESS_REMOTE_ATOMIC;
-	}
-	return ibv;
+	return hmr__virt_addr(d) ? (uint64_t)(uintptr_t)p : 0;
 }
 
-static struct ibv_mr *reg_host(struct hmr_domain *d, struct hmr_mr *mr,
-                               int access)
+static int ibv_err(int err)
+{
+	if (err == EOPNOTSUPP || err == ENOTSUP)
+		return -FI_EOPNOTSUPP;
+	return err > 0 ? -err : -FI_EIO;
+}
+
+#define DMABUF_ACCESS                                                          \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                    \
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |                   \
+	 IBV_ACCESS_RELAXED_ORDERING)
+
+/* ibv_reg_dmabuf_mr(3) takes DMABUF_ACCESS flags only: a domain asking
+ * MW_BIND or a registration asking FLUSH cannot use a dma-buf. */
+static int dmabuf_access(int access, char *why, size_t why_len)
+{
+	if (!(access & ~DMABUF_ACCESS))
+		return 0;
+	snprintf(why, why_len,
+	         "dma-buf: ibv_reg_dmabuf_mr takes no access flags %#x "
+	         "(MW_BIND, FLUSH)",
+	         access & ~DMABUF_ACCESS);
+	return -FI_EOPNOTSUPP;
+}
+
+/* ibv_reg_dmabuf_mr(3): the iova must have the same page offset as the
+ * dma-buf offset.  Said here (-FI_EINVAL), instead of shifting the peer's
+ * addresses or leaving the kernel's EINVAL unexplained. */
+static int dmabuf_page(uint64_t iova, uint64_t offset, char *why,
+                       size_t why_len)
+{
+	uint64_t mask = hmr__host_page_size() - 1;
+
+	if ((iova & mask) == (offset & mask))
+		return 0;
+	snprintf(why, why_len,
+	         "dma-buf: the buffer is %#llx into a page, its NIC address "
+	         "%#llx (%s) is not: ibv_reg_dmabuf_mr(3) wants the same page "
+	         "offset",
+	         (unsigned long long)(offset & mask), (unsigned long long)iova,
+	         iova ? "virtual" : "offset addressing");
+	return -FI_EINVAL;
+}
+
+/* Host memory.  HMR_DOMAIN_ODP_IMPLICIT: the implicit MR, when it grants
+ * all this registration asks. */
+static int reg_host(struct hmr_domain *d, struct hmr_mr *mr, int access,
+                    struct ibv_mr **out)
 {
 	struct hmr_verbs *v = hmr__verbs(d);
+	void *p = mr->iov[0].iov_base;
+	size_t len = mr->iov[0].iov_len;
+	uint64_t va = hca_va(d, p);
+	int err;
 
+	if (v->implicit && !(mr->access & ~v->implicit_access) &&
+	    !(mr->flags & FI_RMA_PMEM)) {
+		*out = v->implicit;
+		return 0;
+	}
 	/* Pages may come and go while the MR lives: ODP follows them. */
-	if (v->odp && !hmr__allocated(d))
-		access |= IBV_ACCESS_ON_DEMAND;
-	return ibv_reg_mr(v->pd, mr->iov[0].iov_base, mr->iov[0].iov_len,
-	                  access);
+	if (v->caps.odp && !hmr__allocated(d))
+		access |= IBV_ACCESS_ON_DEMAND | v->access_odp;
+	*out = ibv_reg_mr_iova(v->pd, p, len, va, access);
+	if (*out)
+		return 0;
+	err = errno;
+	hmr_warn("ibv_reg_mr_iova(%p, %zu, hca_va %#llx, access %#x): %s", p,
+	         len, (unsigned long long)va, access, strerror(err));
+	return ibv_err(err);
 }
 
-/* The caller's own dma-buf (FI_MR_DMABUF). */
-static int reg_caller_dmabuf(struct hmr_domain *d, const struct fi_mr_dmabuf *b,
-                             int access, struct ibv_mr **out)
+/* The caller's own dma-buf (FI_MR_DMABUF); under FI_MR_VIRT_ADDR its
+ * address is base_addr + offset (fi_mr(3)), which core/ put in mr->base. */
+static int reg_caller_dmabuf(struct hmr_domain *d, const struct hmr_mr *mr,
+                             const struct fi_mr_dmabuf *b, int access,
+                             struct ibv_mr **out)
 {
-	uint64_t iova = (uint64_t)(uintptr_t)b->base_addr + b->offset;
+	uint64_t iova = hmr__virt_addr(d) ? mr->base : 0;
+	char why[200];
+	int ret;
 
+	ret = dmabuf_page(iova, b->offset, why, sizeof(why));
+	if (!ret)
+		ret = dmabuf_access(access, why, sizeof(why));
+	if (ret) {
+		hmr_warn("FI_MR_DMABUF fd %d: %s", b->fd, why);
+		return ret;
+	}
 	*out = ibv_reg_dmabuf_mr(hmr__verbs(d)->pd, b->offset, b->len, iova,
 	                         b->fd, access);
 	if (*out)
 		return 0;
-	hmr_warn("ibv_reg_dmabuf_mr(fd %d, offset %llu, len %zu): %s", b->fd,
-	         (unsigned long long)b->offset, b->len, strerror(errno));
-	return errno == EOPNOTSUPP || errno == ENOTSUP ? -FI_EOPNOTSUPP
-	                                               : -errno;
+	hmr_warn("ibv_reg_dmabuf_mr(fd %d, offset %llu, len %zu, iova %#llx): "
+	         "%s",
+	         b->fd, (unsigned long long)b->offset, b->len,
+	         (unsigned long long)iova, strerror(errno));
+	return ibv_err(errno);
 }
 
 /* Path 1: the backend exports a dma-buf, the NIC imports it, the fd goes
  * back through the backend whatever happened. */
+/* The dma-buf state of (iface, device): its slot, claimed the first time;
+ * NULL when every slot of the interface holds another device. */
+static _Atomic int *device_state(struct hmr_verbs *v, enum fi_hmem_iface iface,
+                                 uint64_t device)
+{
+	uint64_t want = device + 1, seen;
+	size_t i;
+
+	if ((unsigned)iface > FI_HMEM_SYNAPSEAI || want == 0)
+		return NULL;
+	for (i = 0; i < HMR_MAX_DEVICES; i++) {
+		seen = atomic_load(&v->dmabuf[iface][i].device);
+		if (!seen && atomic_compare_exchange_strong(
+		                     &v->dmabuf[iface][i].device, &seen, want))
+			return &v->dmabuf[iface][i].state;
+		if (seen == want)
+			return &v->dmabuf[iface][i].state;
+	}
+	return NULL;
+}
+
 static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
                       struct ibv_mr **out, char *why, size_t why_len)
 {
@@ -74,11 +155,17 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 		snprintf(why, why_len, "dma-buf: the NIC does not import them");
 		return -FI_EOPNOTSUPP;
 	}
-	if (!b || mr->device >= HMR_MAX_DEVICES) {
-		snprintf(why, why_len, "dma-buf: no backend for the device");
+	state = b ? device_state(v, mr->iface, mr->device) : NULL;
+	if (!state) {
+		snprintf(why, why_len,
+		         "dma-buf: no backend for the device, or more than %d "
+		         "of its devices",
+		         HMR_MAX_DEVICES);
 		return -FI_EOPNOTSUPP;
 	}
-	state = &v->dmabuf[mr->iface][mr->device];
+	err = dmabuf_access(access, why, why_len);
+	if (err)
+		return err;
 	if (atomic_load(state) == HMR_DMABUF_REFUSED) {
 		snprintf(why, why_len,
 		         "dma-buf: refused before for this device");
@@ -90,8 +177,13 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 		         hmr_strerror(err));
 		return err;
 	}
+	err = dmabuf_page(hca_va(d, p), offset, why, why_len);
+	if (err) {
+		b->dmabuf_put(fd);
+		return err;
+	}
 	*out = ibv_reg_dmabuf_mr(v->pd, offset, mr->iov[0].iov_len,
-	                         (uint64_t)(uintptr_t)p, fd, access);
+	                         hca_va(d, p), fd, access);
 	err = *out ? 0 : errno;
 	b->dmabuf_put(fd);
 	if (!err)
@@ -117,11 +209,12 @@ static int try_peermem(struct hmr_domain *d, struct hmr_mr *mr, int access,
 		snprintf(why, why_len, "peer-memory: no module loaded");
 		return -FI_EOPNOTSUPP;
 	}
-	*out = ibv_reg_mr(hmr__verbs(d)->pd, mr->iov[0].iov_base,
-	                  mr->iov[0].iov_len, access);
+	*out = ibv_reg_mr_iova(hmr__verbs(d)->pd, mr->iov[0].iov_base,
+	                       mr->iov[0].iov_len,
+	                       hca_va(d, mr->iov[0].iov_base), access);
 	if (*out)
 		return 0;
-	snprintf(why, why_len, "peer-memory (%s): ibv_reg_mr: %s", module,
+	snprintf(why, why_len, "peer-memory (%s): ibv_reg_mr_iova: %s", module,
 	         strerror(errno));
 	return -FI_EOPNOTSUPP;
 }
@@ -147,10 +240,33 @@ static int reg_device(struct hmr_domain *d, struct hmr_mr *mr, int access,
 	return -FI_EOPNOTSUPP;
 }
 
+/*
+ * The kernel registers a region only at a NIC address with the region's
+ * own page offset (ib_uverbs_reg_mr: start and hca_va; ibv_reg_dmabuf_mr:
+ * offset and iova), on every NIC.  So a region that starts mid-page cannot
+ * be addressed from 0: refused here, for every path, rather than shift
+ * the peer's offsets.
+ */
+static int offset_rule(const struct hmr_domain *d, const struct hmr_mr *mr)
+{
+	uintptr_t p = (uintptr_t)mr->iov[0].iov_base;
+	size_t in = p & (hmr__host_page_size() - 1);
+
+	if (hmr__virt_addr(d) || !in)
+		return 0;
+	hmr_warn("offset addressing of [%p, +%zu): the region starts %#zx "
+	         "into a page, and the kernel gives a region only a NIC "
+	         "address with its own page offset, so offset 0 cannot be "
+	         "byte 0; register memory that starts on a page, or offer "
+	         "FI_MR_VIRT_ADDR",
+	         mr->iov[0].iov_base, mr->iov[0].iov_len, in);
+	return -FI_EINVAL;
+}
+
 int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
                    const struct hmr_mr_req *req)
 {
-	int access = verbs_access(d, mr->access) | hmr__verbs(d)->access_extra;
+	int access = hmr__verbs_access(d, mr);
 	struct hmr_verbs_desc *desc;
 	struct ibv_mr *imr = NULL;
 	int ret;
@@ -158,44 +274,46 @@ int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
 	_Static_assert(sizeof(*desc) <= sizeof(mr->registrar_space),
 	               "the desc lives in the MR");
 	desc = (struct hmr_verbs_desc *)mr->registrar_space;
-	if (req->flags & FI_MR_DMABUF) {
-		ret = reg_caller_dmabuf(d, req->attr.dmabuf, access, &imr);
-	} else if (req->base_mr) {
-		/* A sub-MR is a registration of its own on verbs: the NIC
-		 * checks its rights, not the base's. */
-		imr = reg_host(d, mr, access);
-		ret = imr ? 0 : -errno;
-	} else if (mr->iface != FI_HMEM_SYSTEM &&
-	           !(mr->hmem_flags & HMR_HMEM_HOST_ALLOC)) {
+	/* A sub-MR is a registration of its own on verbs, on its memory's
+	 * path: the NIC checks its rights and bounds, not the base's. */
+	if (req->flags & FI_MR_DMABUF)
+		ret = reg_caller_dmabuf(d, mr, req->attr.dmabuf, access, &imr);
+	else if ((ret = offset_rule(d, mr)))
+		return ret;
+	else if (mr->iface != FI_HMEM_SYSTEM &&
+	         !(mr->hmem_flags & HMR_HMEM_HOST_ALLOC))
 		ret = reg_device(d, mr, access, &imr);
-	} else {
-		imr = reg_host(d, mr, access);
-		ret = imr ? 0 : -errno;
-		if (ret)
-			hmr_warn("ibv_reg_mr(%p, %zu): %s", mr->iov[0].iov_base,
-			         mr->iov[0].iov_len, strerror(-ret));
-	}
+	else
+		ret = reg_host(d, mr, access, &imr);
 	if (ret)
 		return ret;
 	desc->lkey = imr->lkey;
 	desc->rkey = imr->rkey;
 	desc->mr = imr;
+	desc->start = mr->base;
+	desc->iova = hmr__virt_addr(d) ? mr->base : 0;
 	mr->registrar_data = desc;
 	mr->key = imr->rkey;
 	mr->mr_fid.mem_desc = desc;
 	return 0;
 }
 
-void hmr__verbs_dereg(struct hmr_domain *d, struct hmr_mr *mr)
+int hmr__verbs_dereg(struct hmr_domain *d, struct hmr_mr *mr)
 {
 	struct hmr_verbs_desc *desc = mr->registrar_data;
 	int err;
 
-	(void)d;
-	if (!desc)
-		return;
+	if (!desc || desc->mr == hmr__verbs(d)->implicit)
+		goto out;
+	/* ibv_dereg_mr(3): it fails while a memory window is bound. */
 	err = ibv_dereg_mr(desc->mr);
-	if (err)
-		hmr_warn("ibv_dereg_mr: %s", strerror(err));
+	if (err) {
+		hmr_warn("ibv_dereg_mr (rkey %#x): %s; a memory window still "
+		         "bound? The MR stays open",
+		         desc->rkey, strerror(err));
+		return -FI_EBUSY;
+	}
+out:
 	mr->registrar_data = NULL;
+	return 0;
 }

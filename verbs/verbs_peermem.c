@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs_peermem.c: is a peer-memory kernel module loaded for an iface? */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "base/config.h"
 #include "hmem/hmem.h"
 #include "verbs/verbs.h"
 
@@ -11,10 +13,13 @@
  * names its own.  Their presence is read from <sysfs>/module/<name>;
  * HMR_SYSFS_ROOT replaces /sys (tests point it at a directory of theirs).
  */
+HMR_CONFIG_VAR(HMR_SYSFS_ROOT, "/sys",
+               "where sysfs is read (tests point it at a tree of theirs)");
+
 bool hmr__verbs_peermem(enum fi_hmem_iface iface, char *which, size_t len)
 {
 	const struct hmr_backend_ops *b = hmr__hmem_backend(iface);
-	const char *root = getenv("HMR_SYSFS_ROOT");
+	const char *root = hmr__config_get("HMR_SYSFS_ROOT", NULL);
 	const char *const *name;
 	char path[512];
 	struct stat st;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* hmr.h: hmr's own calls: domains, counters, endpoints, the access check. */
 #ifndef HMR_HMR_H
 #define HMR_HMR_H
@@ -59,6 +60,29 @@ enum hmr_domain_kind {
 /* Verbs domains: register with IBV_ACCESS_RELAXED_ORDERING (PCIe relaxed
  * ordering for NIC writes; see ibv_reg_mr(3) for what it gives up). */
 #define HMR_DOMAIN_RELAXED_ORDERING (1ULL << 1)
+/* Verbs domains: register with IBV_ACCESS_MW_BIND, so memory windows
+ * (ibv_alloc_mw, ibv_bind_mw) can be bound to the regions.  While a window
+ * is bound, fi_close of its MR fails with -FI_EBUSY and the MR stays open
+ * (ibv_dereg_mr(3)).  Device memory then takes the peer-memory path: a
+ * dma-buf MR cannot have MW_BIND. */
+#define HMR_DOMAIN_MW_BIND (1ULL << 2)
+/* Verbs domains that register on demand (a device with ODP, mr_mode
+ * without FI_MR_ALLOCATED): add IBV_ACCESS_HUGETLB, promising that every
+ * registered host range is and stays backed by huge pages (hugetlbfs,
+ * MAP_HUGETLB; ibv_reg_mr(3)).  Elsewhere hmr_domain_open fails with
+ * -FI_EOPNOTSUPP: the flag applies to on-demand registrations only. */
+#define HMR_DOMAIN_HUGETLB (1ULL << 3)
+/*
+ * Verbs domains on a device with implicit on-demand paging: at open, one
+ * MR is registered over the whole address space (addr 0, length SIZE_MAX,
+ * IBV_ACCESS_ON_DEMAND) with the remote rights of the caps (FI_REMOTE_READ
+ * and/or FI_REMOTE_WRITE; both when the caps name neither), and every host
+ * registration it covers returns its keys without a call to the NIC.  The
+ * NIC then checks no region's bounds or rights: the key reaches the whole
+ * process.  Needs FI_MR_VIRT_ADDR (-FI_ENODATA otherwise); -FI_EOPNOTSUPP
+ * on a device without implicit ODP (rxe has none).
+ */
+#define HMR_DOMAIN_ODP_IMPLICIT (1ULL << 4)
 
 struct ibv_pd;
 
@@ -90,7 +114,12 @@ struct hmr_domain_attr {
 	 * fails with -FI_ENODATA (as fi_getinfo finds no provider).
 	 * FI_MR_BASIC must be used alone and means VIRT_ADDR | ALLOCATED |
 	 * PROV_KEY, kept as required.  FI_MR_SCALABLE means 0.
-	 * HMR_MR_MODE_DEFAULT is what a NULL attr asks for.
+	 * HMR_MR_MODE_DEFAULT is what a NULL attr asks for.  A verbs domain
+	 * keeps FI_MR_VIRT_ADDR and FI_MR_ALLOCATED when offered (virtually
+	 * addressed, pinned registrations) and works without them: without
+	 * VIRT_ADDR peers address a region by offset and the NIC resolves it
+	 * (ibv_reg_mr_iova, hca_va 0); without ALLOCATED host memory is
+	 * registered on demand (IBV_ACCESS_ON_DEMAND), on a device with ODP.
 	 */
 	uint64_t mr_mode;
 	/* Capabilities: FI_HMEM, FI_RMA_EVENT, FI_RMA_PMEM, FI_COLLECTIVE,
@@ -201,13 +230,28 @@ HMR_EXPORT int hmr_mr_access_auth(struct fid_domain *domain,
  * Verbs domains.  fi_mr_key() is the rkey, and fi_mr_desc() points at a
  * struct hmr_verbs_desc: the lkey for an ibv_sge is
  * ((struct hmr_verbs_desc *)fi_mr_desc(mr))->lkey.  Raw keys carry the
- * rkey, and fi_mr_map_raw() on the peer's domain gives it back.
+ * rkey, and fi_mr_map_raw() on the peer's domain gives it back; a peer
+ * addresses byte `off` of the region as base_addr + off, with the
+ * base_addr fi_mr_raw_attr() returned (0 under offset addressing).
+ *
+ * The NIC addresses a region's bytes the same way for the lkey as for the
+ * rkey: by virtual address under FI_MR_VIRT_ADDR, by offset otherwise
+ * (the region is registered at NIC address 0).  So a local ibv_sge's addr
+ * is hmr_verbs_sge_addr(desc, buf), which is buf itself only under
+ * FI_MR_VIRT_ADDR.
  */
 struct hmr_verbs_desc {
 	uint32_t lkey;
 	uint32_t rkey;
 	struct ibv_mr *mr;
+	uint64_t start; /* The region's first byte in this process. */
+	uint64_t iova;  /* Its NIC address: start, or 0 under offsets. */
 };
+static inline uint64_t hmr_verbs_sge_addr(const struct hmr_verbs_desc *desc,
+                                          const void *buf)
+{
+	return desc->iova + ((uint64_t)(uintptr_t)buf - desc->start);
+}
 /* The verbs MR behind an hmr MR (NULL on other domains). */
 HMR_EXPORT struct ibv_mr *hmr_verbs_mr(struct fid_mr *mr);
 /* The protection domain of a verbs domain, to create QPs on (NULL on
@@ -228,6 +272,10 @@ HMR_EXPORT struct ibv_pd *hmr_verbs_pd(struct fid_domain *domain);
 #define HMR_HMEM_DEVICE_ONLY (1u << 0) /* Device-only allocation. */
 #define HMR_HMEM_HOST_ALLOC  (1u << 1) /* The runtime's AllocHost. */
 #define HMR_HMEM_MANAGED     (1u << 2) /* Unified/managed memory. */
+/* Callers name this interface's devices in more than one way (Neuron:
+ * /dev/neuron<N> or a NeuronCore; aws-ofi-nccl passes -1), so a
+ * registration's device hint is not checked against `device`. */
+#define HMR_HMEM_DEVICE_UNCHECKED (1u << 3)
 
 struct hmr_hmem_info {
 	enum fi_hmem_iface iface;
@@ -246,6 +294,54 @@ HMR_EXPORT int hmr_hmem_query(const void *ptr, size_t len,
 HMR_EXPORT int hmr_hmem_status(enum fi_hmem_iface iface, char *why,
                                size_t why_len);
 HMR_EXPORT const char *hmr_hmem_iface_name(enum fi_hmem_iface iface);
+
+/*
+ * What a present backend is and has, before anything is registered (what
+ * hmr_info prints).  Both structs grow at their end: set `size` to
+ * sizeof(the struct) (the _INIT macros do); the library fills only what
+ * fits.  -FI_ENOSYS: the backend is absent (hmr_hmem_status says why).
+ */
+struct hmr_hmem_backend_info {
+	size_t size;
+	char library[256]; /* The runtime library loaded ("" for host). */
+	char version[64];  /* Its version, as the runtime reports it. */
+	uint32_t devices;  /* Devices it drives (0 for host memory). */
+	char peermem[128]; /* Peer-memory kernel modules for it, or "". */
+};
+#define HMR_HMEM_BACKEND_INFO_INIT                                             \
+	{                                                                      \
+		.size = sizeof(struct hmr_hmem_backend_info)                   \
+	}
+HMR_EXPORT int hmr_hmem_backend_info(enum fi_hmem_iface iface,
+                                     struct hmr_hmem_backend_info *info);
+
+struct hmr_hmem_device_info {
+	size_t size;
+	uint64_t device; /* The fi_mr_attr.device value that names it. */
+	char name[64];
+	/* Whether its memory can be exported as a dma-buf: 1 yes, 0 no,
+	 * -1 unknown until a registration tries; dmabuf_why says why not
+	 * or why unknown. */
+	int dmabuf;
+	char dmabuf_why[128];
+};
+#define HMR_HMEM_DEVICE_INFO_INIT                                              \
+	{                                                                      \
+		.size = sizeof(struct hmr_hmem_device_info)                    \
+	}
+/* The index-th device (0 .. devices - 1); -FI_ENOENT past the last. */
+HMR_EXPORT int hmr_hmem_device_info(enum fi_hmem_iface iface, uint32_t index,
+                                    struct hmr_hmem_device_info *info);
+
+/*
+ * Allocate and free device memory of a backend through its runtime
+ * (cuMemAlloc, hsa_amd_memory_pool_allocate, zeMemAllocDevice, ...), for
+ * self-checks, samples and tests; an application allocates with its own
+ * runtime.  FI_HMEM_SYSTEM gives page-aligned host memory.
+ */
+HMR_EXPORT int hmr_hmem_alloc(enum fi_hmem_iface iface, uint64_t device,
+                              size_t len, void **ptr);
+HMR_EXPORT int hmr_hmem_free(enum fi_hmem_iface iface, void *ptr);
 
 /* A dma-buf fd and the offset of ptr in it, for [ptr, ptr + len) of device
  * memory, exported by the owning backend; give it back with
@@ -281,6 +377,36 @@ HMR_EXPORT int hmr_hmem_ipc_close(enum fi_hmem_iface iface, void *ptr);
 /* Copy between host memory and device memory of any interface. */
 HMR_EXPORT int hmr_hmem_copy_to(void *dev, const void *host, size_t len);
 HMR_EXPORT int hmr_hmem_copy_from(void *host, const void *dev, size_t len);
+
+/*
+ * Settings.  Every environment variable hmr reads is a setting with a
+ * name, a default and a help text; a program may set one with
+ * hmr_config_set instead of the environment (the API value wins over the
+ * environment, which wins over the default).  Most settings are read
+ * once, when the part that uses them starts (the log level at the first
+ * log line, HMR_HMEM when the first domain with FI_HMEM classifies
+ * memory): set them before.  hmr_config_entry lists them all, with the
+ * value in force and where it came from, as hmr_info prints them.
+ */
+enum hmr_config_source {
+	HMR_CONFIG_DEFAULT = 0,
+	HMR_CONFIG_ENV = 1,
+	HMR_CONFIG_API = 2,
+};
+
+struct hmr_config_info {
+	const char *name;
+	const char *value;         /* NULL: unset. */
+	const char *default_value; /* NULL: no default. */
+	const char *help;
+	enum hmr_config_source source;
+};
+
+/* value NULL unsets the API value.  -FI_ENOENT: no such setting. */
+HMR_EXPORT int hmr_config_set(const char *name, const char *value);
+/* The index-th setting (0, 1, ...); -FI_ENOENT past the last.  The
+ * strings stay valid while the library is loaded. */
+HMR_EXPORT int hmr_config_entry(size_t index, struct hmr_config_info *info);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* cuda_register.c: allocate GPU memory, register it, print what a peer needs.
  */
 #define _GNU_SOURCE

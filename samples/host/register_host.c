@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* register_host.c: register a buffer and read its key (README example). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* rdma_write.c: register memory with hmr, then RDMA-WRITE into it. */
 #define _GNU_SOURCE
 #include <dlfcn.h>

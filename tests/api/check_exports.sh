@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # check_exports.sh: libhmr exports only hmr_ symbols and carries a SONAME.
 set -euo pipefail
 lib=$1

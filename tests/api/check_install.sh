@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # check_install.sh: install hmr, then build a consumer out of tree with
 # find_package(hmr) and with pkg-config, and run both.
 set -euo pipefail

@@ -16,7 +16,7 @@ ok)
 	[ $rc = 0 ] && { echo "$layer reaches $header, as it should"; exit 0; }
 	echo "$layer cannot include $header:"; echo "$out"; exit 1 ;;
 refused)
-	if [ $rc != 0 ] && echo "$out" | grep -q "No such file"; then
+	if [ $rc != 0 ] && echo "$out" | grep -qE "No such file|file not found"; then
 		echo "$layer cannot include $header, as it should not"
 		exit 0
 	fi

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* gen_constants.c: prints hmr's constants and layouts as C11 asserts. */
 #include <stdio.h>
 

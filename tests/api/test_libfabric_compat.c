@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_libfabric_compat.c: libfabric's own header drives an hmr domain. */
 #define _GNU_SOURCE
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* core_util.h: helpers the core tests share: open domains, register MRs. */
 #ifndef HMR_TESTS_CORE_UTIL_H
 #define HMR_TESTS_CORE_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_async_reg.c: deprecated asynchronous registration, domain binds. */
 #define _GNU_SOURCE 1
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_domain_open.c: hmr_domain_open attrs, effective mr_mode, closing. */
 #define _GNU_SOURCE 1
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_mr_access.c: hmr_mr_access addressing, ranges, rights, auth keys. */
 #define _GNU_SOURCE 1
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_mr_allocated.c: FI_MR_ALLOCATED: unmapped ranges and -FI_EFAULT. */
 #define _GNU_SOURCE 1
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_mr_events.c: RMA_EVENT/ENDPOINT modes, bind, enable, close rules. */
 #define _GNU_SOURCE 1
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_mr_flags.c: SINGLE_USE, RMA_PMEM, HMEM flags and FI_MR_DMABUF. */
 #define _GNU_SOURCE 1
 #include <dirent.h>

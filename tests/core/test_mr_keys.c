@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_mr_keys.c: requested keys, provider keys, key size, stale keys. */
 #define _GNU_SOURCE 1
 #include <stdint.h>
@@ -295,6 +296,26 @@ HMR_TEST(mr_basic_mode_uses_provider_keys)
 	close_ok(&b->fid);
 	close_ok(&a->fid);
 	close_ok(&domain->fid);
+}
+
+/* doc/software-domain.md: a closed provider key comes back only when the
+ * key space wraps: with 1-byte keys, 256 registrations in a row (of one
+ * thread) all get different keys. */
+HMR_TEST(mr_prov_key_not_reissued_before_key_space_wraps)
+{
+	struct fid_domain *d = open_domain_keysize(FI_MR_PROV_KEY, 0, 1);
+	static unsigned char seen[256];
+	struct fid_mr *mr;
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		mr = reg_ok(d, buf, sizeof(buf), FI_REMOTE_READ, 0, 0);
+		ASSERT_LT(fi_mr_key(mr), 256);
+		ASSERT_EQ(seen[fi_mr_key(mr)], 0);
+		seen[fi_mr_key(mr)] = 1;
+		close_ok(&mr->fid);
+	}
+	close_ok(&d->fid);
 }
 
 /* Every key of a 1-byte key space is handed out, the last free one too

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_mr_raw.c: FI_MR_RAW, fi_mr_raw_attr, fi_mr_map_raw, unmap_key. */
 #define _GNU_SOURCE 1
 #include <stdint.h>

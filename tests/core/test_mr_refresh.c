@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_mr_refresh.c: fi_mr_refresh under MMU_NOTIFY and ALLOCATED modes. */
 #define _GNU_SOURCE 1
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_mr_reg_args.c: argument errors of fi_mr_reg, fi_mr_regv, regattr. */
 #define _GNU_SOURCE 1
 #include <stddef.h>

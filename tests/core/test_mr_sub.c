@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_mr_sub.c: sub-MRs: fi_mr_regattr with base_mr. */
 #define _GNU_SOURCE 1
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_mr_threads.c: concurrent register, access, raw map and close. */
 #define _GNU_SOURCE 1
 #include <pthread.h>

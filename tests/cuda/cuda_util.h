@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* cuda_util.h: the simulated driver's entry points, for the CUDA tests. */
 #ifndef HMR_TESTS_CUDA_UTIL_H
 #define HMR_TESTS_CUDA_UTIL_H

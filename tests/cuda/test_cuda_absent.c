@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_cuda_absent.c: CUDA absent for each reason, cleanly; old drivers. */
 #include <string.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_cuda_backend.c: the CUDA backend through the simulated libcuda. */
 #include <dirent.h>
 #include <string.h>
@@ -329,6 +330,40 @@ HMR_TEST(cuda_dmabuf_of_host_memory_is_enosys)
 	sim_open();
 	ASSERT_EQ(hmr_hmem_dmabuf_get(buf, 4096, 0, &fd, &offset), -FI_ENOSYS);
 	free(buf);
+}
+
+/* A caller that sets only device.cuda in a struct it did not zero: the
+ * other bytes of the 64-bit union are not read. */
+HMR_TEST(cuda_device_hint_is_read_from_the_cuda_member_only)
+{
+	struct sim s = sim_open();
+	unsigned long long p = sim_alloc_on(&s, 1, MIB);
+	struct fid_domain *d = hmem_domain();
+	struct iovec iov = {(void *)(uintptr_t)p, 4096};
+	struct fi_mr_attr attr;
+	struct fid_mr *mr;
+
+	memset(&attr, 0xff, sizeof(attr));
+	attr.mr_iov = &iov;
+	attr.iov_count = 1;
+	attr.access = FI_REMOTE_READ;
+	attr.offset = 0;
+	attr.requested_key = 1;
+	attr.context = NULL;
+	attr.auth_key_size = 0;
+	attr.auth_key = NULL;
+	attr.iface = FI_HMEM_CUDA;
+	attr.device.cuda = 1;
+	attr.hmem_data = NULL;
+	attr.page_size = 0;
+	attr.base_mr = NULL;
+	attr.sub_mr_cnt = 0;
+	ASSERT_OK(fi_mr_regattr(d, &attr, 0, &mr));
+	ASSERT_OK(fi_close(&mr->fid));
+	attr.device.cuda = 0; /* The wrong device is still refused. */
+	ASSERT_EQ(fi_mr_regattr(d, &attr, 0, &mr), -FI_EINVAL);
+	ASSERT_OK(fi_close(&d->fid));
+	s.free(p);
 }
 
 HMR_TEST(cuda_device_only_on_managed_memory_is_einval)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_cuda_dmabuf.c: dma-buf export details: VMM segments, PCIe, host. */
 #include <cuda.h>
 #include <string.h>

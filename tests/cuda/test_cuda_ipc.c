@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_cuda_ipc.c: device memory shared with another process by IPC. */
 #include <string.h>
 #include <sys/wait.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_cuda_threads.c: the memtype cache under concurrent use. */
 #include <pthread.h>
 #include <string.h>

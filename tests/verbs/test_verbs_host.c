@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_verbs_host.c: the verbs kind on a machine without an RDMA device. */
 #include <errno.h>
 #include <infiniband/verbs.h>

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # run-suite.sh: the CTest driver: run a payload's run.sh in the test VM.
 #
 #   run-suite.sh PAYLOAD_DIR [-L LIBDIR]...
@@ -11,6 +12,9 @@
 # non-zero, with the end of the VM's console log.  The full console log is
 # PAYLOAD_DIR.log, the payload's own output PAYLOAD_DIR.results.
 # HMR_VM_CACHE, HMR_VM_TIMEOUT and KVER are passed on to the scripts.
+# The kernel: the one the payload is pinned to (its vm-kernel file, from
+# hmr_add_vm_suite KERNEL), else $HMR_VM_KERNEL, else
+# $HMR_VM_KERNEL_DEFAULT (CMake's HMR_VM_KERNEL), else 6.1.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 if [ $# -lt 1 ] || [ ! -d "$1" ]; then
@@ -29,6 +33,10 @@ if ! command -v qemu-system-x86_64 > /dev/null; then
 	exit 77
 fi
 
+if [ -f "$payload/vm-kernel" ]; then
+	HMR_VM_KERNEL=$(cat "$payload/vm-kernel")
+	export HMR_VM_KERNEL
+fi
 if ! KVER=$("$HERE/fetch-kernel.sh"); then
 	echo "run-suite: FAILED: could not get the kernel (see above)"
 	exit 1

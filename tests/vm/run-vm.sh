@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # run-vm.sh: boot Debian's kernel in QEMU with a payload; exit with its status.
 #
 #   run-vm.sh -p DIR [-L LIBDIR]...   DIR becomes /payload; runs its run.sh

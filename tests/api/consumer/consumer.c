@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* consumer.c: a program built against an installed hmr. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* alloc.c: the address table, window placement and memfd backing. */
 #include "sim_cuda.h"
 

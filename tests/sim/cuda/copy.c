@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* copy.c: cuMemcpy*, cuMemsetD8 through the simulator's shadow mappings. */
 #include "sim_cuda.h"
 

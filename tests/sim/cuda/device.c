@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* device.c: devices, their attributes, and contexts (primary and own). */
 #include "sim_cuda.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* errors.c: cuGetErrorName and cuGetErrorString over cuda.h's CUresults. */
 #include "sim_cuda.h"
 

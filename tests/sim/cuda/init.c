@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* init.c: configuration from the environment, fault injection, cuInit. */
 #include "sim_cuda.h"
 
@@ -18,11 +19,14 @@
  *                                (missing entries: 1)
  *   HMR_SIM_CUDA_DRIVER_VERSION  cuDriverGetVersion, default the build's
  *                                (13000, or 11040 for the old variant)
- *   HMR_SIM_CUDA_FAIL            "name=code[:count],...": the entry point
- *                                with that base name (cuMemAlloc, not
- *                                cuMemAlloc_v2) returns code (a number or
- *                                a CUDA_ERROR_* name) count times, or
- *                                forever without :count
+ *   HMR_SIM_CUDA_FAIL            "name[@N]=code[:count],...": the entry
+ *                                point with that base name (cuMemAlloc,
+ *                                not cuMemAlloc_v2) lets N calls through
+ *                                (default 0), then returns code (a number
+ *                                or a CUDA_ERROR_* name) count times, or
+ *                                forever without :count.  The hook
+ *                                hmr_sim_cuda_fail(spec) replaces the
+ *                                rules at run time (N counts from then).
  *   HMR_SIM_CUDA_HOST_ACCESSIBLE 1: device memory is mapped read/write
  *   HMR_SIM_CUDA_PCIE_MAPPING    1: accept
  *                                CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE
@@ -34,6 +38,7 @@ struct sim_fail {
 	char name[64];
 	CUresult code;
 	long count; /* < 0: forever */
+	long skip;  /* Calls let through before the first failure. */
 };
 
 struct sim_state sim = {
@@ -105,7 +110,7 @@ static void sim_base_name(char *name)
 static void sim_parse_fail_item(char *item)
 {
 	struct sim_fail *f;
-	char *eq = strchr(item, '='), *colon, *end;
+	char *eq = strchr(item, '='), *colon, *end, *at;
 	long code;
 
 	if (!eq || eq == item || sim_nfails == SIM_MAX_FAILS) {
@@ -114,6 +119,16 @@ static void sim_parse_fail_item(char *item)
 	}
 	*eq = '\0';
 	f = &sim_fails[sim_nfails];
+	f->skip = 0;
+	at = strchr(item, '@');
+	if (at) {
+		*at = '\0';
+		f->skip = strtol(at + 1, &end, 0);
+		if (*end || f->skip < 0) {
+			sim_log("bad @N in HMR_SIM_CUDA_FAIL for %s", item);
+			return;
+		}
+	}
 	snprintf(f->name, sizeof(f->name), "%s", item);
 	sim_base_name(f->name);
 	f->count = -1;
@@ -229,6 +244,17 @@ SIM_API unsigned long hmr_sim_cuda_calls(const char *name)
 	return n;
 }
 
+/* Test hook, not a driver symbol: replace the failure rules now. */
+SIM_API int hmr_sim_cuda_fail(const char *spec)
+{
+	sim_config_load();
+	pthread_mutex_lock(&sim_fail_lock);
+	sim_nfails = 0;
+	sim_parse_fails(spec);
+	pthread_mutex_unlock(&sim_fail_lock);
+	return sim_nfails;
+}
+
 CUresult sim_fail_check(const char *name)
 {
 	CUresult rc = CUDA_SUCCESS;
@@ -243,6 +269,10 @@ CUresult sim_fail_check(const char *name)
 
 		if (f->count == 0 || strcmp(f->name, name) != 0)
 			continue;
+		if (f->skip > 0) {
+			f->skip--;
+			break;
+		}
 		if (f->count > 0)
 			f->count--;
 		rc = f->code;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* ipc.c: cuIpcGetMemHandle, cuIpcOpenMemHandle_v2, cuIpcCloseMemHandle. */
 #include "sim_cuda.h"
 

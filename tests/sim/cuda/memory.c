@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* memory.c: device, managed and host allocations, ranges, dma-buf export. */
 #include "sim_cuda.h"
 

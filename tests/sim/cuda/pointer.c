@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* pointer.c: cuPointerGetAttribute(s) and cuPointerSetAttribute. */
 #include "sim_cuda.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* proc.c: cuGetProcAddress (11.3 ABI) and cuGetProcAddress_v2 (12.0). */
 #define __CUDA_API_VERSION_INTERNAL 1 /* declares every ABI version */
 #include "sim_cuda.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* sim_cuda.h: the CUDA driver simulator's shared state and internal API. */
 #ifndef HMR_SIM_CUDA_H
 #define HMR_SIM_CUDA_H
@@ -174,6 +175,7 @@ void sim_config_load(void);
 void sim_count_call(const char *name);
 CUresult sim_fail_check(const char *name);
 SIM_API unsigned long hmr_sim_cuda_calls(const char *name);
+SIM_API int hmr_sim_cuda_fail(const char *spec);
 CUresult sim_check_init(void);
 void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_sim_cuda.c: the CUDA driver simulator, loaded by path like a driver. */
 #include "harness.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* v1.c: old-ABI exports: v1 stubs, cuCtxCreate_v2/_v3, per-thread aliases. */
 
 /*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* vmm.c: the virtual memory management API (cuMemCreate, cuMemMap...). */
 #include "sim_cuda.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* rc_pair.c: a connected pair of RC QPs for verbs tests in the VM. */
 #include "rc_pair.h"
 
@@ -213,6 +214,28 @@ void rc_pair_destroy(struct rc_pair *p)
 	free_qps(p);
 }
 
+int rc_ready(struct rc_pair *p)
+{
+	return (p->broken || !p->qp_a) && rc_pair_reset(p) ? -1 : 0;
+}
+
+static int post(struct rc_pair *p, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+	int ret;
+
+	if (rc_ready(p))
+		return -1;
+	ret = ibv_post_send(p->qp_a, wr, &bad);
+	if (ret) {
+		errno = ret;
+		set_err(p, "ibv_post_send: %s", strerror(ret));
+		p->broken = 1;
+		return -1;
+	}
+	return rc_wait(p);
+}
+
 int rc_rdma(struct rc_pair *p, enum ibv_wr_opcode op, void *laddr, uint32_t len,
             uint32_t lkey, uint64_t raddr, uint32_t rkey)
 {
@@ -229,20 +252,40 @@ int rc_rdma(struct rc_pair *p, enum ibv_wr_opcode op, void *laddr, uint32_t len,
 	        .send_flags = IBV_SEND_SIGNALED,
 	        .wr.rdma = {.remote_addr = raddr, .rkey = rkey},
 	};
-	struct ibv_send_wr *bad;
+
+	return post(p, &wr);
+}
+
+int rc_atomic(struct rc_pair *p, enum ibv_wr_opcode op, uint64_t *result,
+              uint32_t lkey, uint64_t raddr, uint32_t rkey,
+              uint64_t compare_add, uint64_t swap)
+{
+	struct ibv_sge sge = {
+	        .addr = (uintptr_t)result,
+	        .length = sizeof(*result),
+	        .lkey = lkey,
+	};
+	struct ibv_send_wr wr = {
+	        .wr_id = 2,
+	        .sg_list = &sge,
+	        .num_sge = 1,
+	        .opcode = op,
+	        .send_flags = IBV_SEND_SIGNALED,
+	        .wr.atomic = {.remote_addr = raddr,
+	                      .compare_add = compare_add,
+	                      .swap = swap,
+	                      .rkey = rkey},
+	};
+
+	return post(p, &wr);
+}
+
+int rc_wait(struct rc_pair *p)
+{
 	struct ibv_wc wc;
 	long long end;
-	int n, ret;
+	int n;
 
-	if ((p->broken || !p->qp_a) && rc_pair_reset(p))
-		return -1;
-	ret = ibv_post_send(p->qp_a, &wr, &bad);
-	if (ret) {
-		errno = ret;
-		set_err(p, "ibv_post_send: %s", strerror(ret));
-		p->broken = 1;
-		return -1;
-	}
 	end = now_ms() + p->timeout_ms;
 	while ((n = ibv_poll_cq(p->cq_a, 1, &wc)) == 0) {
 		if (now_ms() >= end)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* rc_pair.h: a connected pair of RC QPs for verbs tests in the VM. */
 #ifndef HMR_VM_RC_PAIR_H
 #define HMR_VM_RC_PAIR_H
@@ -59,6 +60,23 @@ void rc_pair_destroy(struct rc_pair *p);
  */
 int rc_rdma(struct rc_pair *p, enum ibv_wr_opcode op, void *laddr, uint32_t len,
             uint32_t lkey, uint64_t raddr, uint32_t rkey);
+
+/*
+ * An atomic (IBV_WR_ATOMIC_FETCH_AND_ADD or _CMP_AND_SWP) from QP A on the
+ * 8 bytes at raddr; the old value lands in *result (registered under
+ * lkey, with local write).  Returns as rc_rdma.
+ */
+int rc_atomic(struct rc_pair *p, enum ibv_wr_opcode op, uint64_t *result,
+              uint32_t lkey, uint64_t raddr, uint32_t rkey,
+              uint64_t compare_add, uint64_t swap);
+
+/*
+ * For work posted on QP A by other means (ibv_bind_mw): rc_ready first
+ * (0, or -1 if a broken pair could not be replaced), then post, then
+ * rc_wait for its completion, which returns as rc_rdma.
+ */
+int rc_ready(struct rc_pair *p);
+int rc_wait(struct rc_pair *p);
 
 /*
  * Bring an RC QP of another process's pair to RTS against the peer QP

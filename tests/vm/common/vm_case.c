@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* vm_case.c: the CASE lines test programs print for the VM payload runner. */
 #include "vm_case.h"
 

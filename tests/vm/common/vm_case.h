@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* vm_case.h: the CASE lines test programs print for the VM payload runner. */
 #ifndef HMR_VM_CASE_H
 #define HMR_VM_CASE_H

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # bench.sh: the verbs registration benchmark on rxe0 (hmr_bench verbs).
 set -euo pipefail
 . /payload/vm-lib.sh

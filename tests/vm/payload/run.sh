@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # run.sh: the default payload runner: rxe devices, every test program, totals.
 set -euo pipefail
 . /payload/vm-lib.sh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* rxe_smoke.c: plain libibverbs on soft-RoCE: the VM harness's own proof. */
 
 /*

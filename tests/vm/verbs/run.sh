@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # run.sh: the verbs suite's payload: the test programs, then the RDMA sample.
 set -euo pipefail
 . /payload/vm-lib.sh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* two_hosts.c: two processes, two NICs, raw keys over TCP, RDMA both ways. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,7 +20,9 @@
  * a buffer with hmr on its own NIC (rxe1 and rxe2, the two ends of a veth
  * pair in one namespace), sends its QP number, GID, base address and raw
  * key over TCP, maps the peer's raw key with fi_mr_map_raw, and writes
- * into the peer's buffer.  Each side then checks what arrived.
+ * into the peer's buffer at base + 64.  Each side then checks what arrived.
+ * Twice: with FI_MR_VIRT_ADDR (base is the peer's virtual address) and
+ * without (offset addressing: base is 0, and the NIC resolves offsets).
  */
 #define LEN  4096
 #define PORT 18515
@@ -35,6 +38,8 @@ struct hello {
 struct side {
 	const char *nic;
 	char pattern;
+	uint64_t mr_mode;
+	int port;
 	struct fid_domain *domain;
 	struct fid_mr *buf_mr, *src_mr;
 	char *buf, *src;
@@ -59,10 +64,10 @@ static int xfer(int fd, void *p, size_t n, int out)
 	return 0;
 }
 
-static int tcp_pair(int server)
+static int tcp_pair(int server, int port)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET,
-	                        .sin_port = htons(PORT),
+	                        .sin_port = htons(port),
 	                        .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1, c, tries;
 
@@ -95,6 +100,7 @@ static int setup(struct side *s)
 
 	attr.kind = HMR_DOMAIN_VERBS;
 	attr.nic_name = s->nic;
+	attr.mr_mode = s->mr_mode;
 	s->buf = aligned_alloc(4096, LEN);
 	s->src = aligned_alloc(4096, LEN);
 	memset(s->buf, 0, LEN);
@@ -124,10 +130,10 @@ static int setup(struct side *s)
 
 static int write_peer(struct side *s)
 {
-	struct ibv_sge sge = {
-	        .addr = (uintptr_t)s->src,
-	        .length = 64,
-	        .lkey = ((struct hmr_verbs_desc *)fi_mr_desc(s->src_mr))->lkey};
+	const struct hmr_verbs_desc *desc = fi_mr_desc(s->src_mr);
+	struct ibv_sge sge = {.addr = hmr_verbs_sge_addr(desc, s->src),
+	                      .length = 64,
+	                      .lkey = desc->lkey};
 	struct ibv_send_wr wr = {.sg_list = &sge,
 	                         .num_sge = 1,
 	                         .opcode = IBV_WR_RDMA_WRITE,
@@ -160,10 +166,15 @@ static int run_side(struct side *s, int server)
 	ret = setup(s);
 	if (ret)
 		return fprintf(stderr, "%s: setup step %d\n", s->nic, -ret), 10;
-	fd = tcp_pair(server);
+	fd = tcp_pair(server, s->port);
 	if (fd < 0 || xfer(fd, &s->me, sizeof(s->me), 1) ||
 	    xfer(fd, &s->peer, sizeof(s->peer), 0))
 		return fprintf(stderr, "%s: TCP exchange\n", s->nic), 11;
+	/* The raw attr's base names offset 0 for the NIC: 0 under offsets. */
+	if ((s->peer.base == 0) != !(s->mr_mode & FI_MR_VIRT_ADDR))
+		return fprintf(stderr, "%s: peer base %#llx\n", s->nic,
+		               (unsigned long long)s->peer.base),
+		       17;
 	if (fi_mr_map_raw(s->domain, s->peer.base, s->peer.raw,
 	                  s->peer.raw_size, &s->peer_key, 0))
 		return fprintf(stderr, "%s: fi_mr_map_raw\n", s->nic), 12;
@@ -191,22 +202,31 @@ static int run_side(struct side *s, int server)
 	return ret;
 }
 
-int main(void)
+static void two_hosts(const char *name, uint64_t mr_mode, int port)
 {
 	struct side a = {.nic = "rxe1", .pattern = 0x42};
 	struct side b = {.nic = "rxe2", .pattern = 0x43};
 	int status, ret;
 	pid_t pid;
 
+	a.mr_mode = b.mr_mode = mr_mode;
+	a.port = b.port = port;
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0)
 		_exit(run_side(&b, 1));
 	ret = run_side(&a, 0);
 	waitpid(pid, &status, 0);
-	vm_case("verbs_two_hosts_raw_keys_over_tcp_write_both_ways",
-	        ret == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	vm_case(name, ret == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	        "rxe1 side %d, rxe2 side %d", ret,
 	        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+int main(void)
+{
+	two_hosts("verbs_two_hosts_raw_keys_over_tcp_write_both_ways",
+	          HMR_MR_MODE_DEFAULT, PORT);
+	two_hosts("verbs_two_hosts_offset_raw_keys_write_both_ways",
+	          HMR_MR_MODE_DEFAULT & ~(uint64_t)FI_MR_VIRT_ADDR, PORT + 1);
 	return vm_case_exit();
 }

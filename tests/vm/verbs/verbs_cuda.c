@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs_cuda.c: simulated CUDA memory through hmr's verbs device paths. */
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* verbs_vm.h: what the verbs suite's files share. */
 #ifndef HMR_VERBS_VM_H
 #define HMR_VERBS_VM_H

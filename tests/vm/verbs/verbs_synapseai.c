@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* verbs_synapseai.c: simulated Gaudi memory through hmr's verbs dma-buf path.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <hmr/hmr.h>
+
+#include "rc_pair.h"
+#include "syn_decl.h" /* tests/sim/synapseai: the application's calls */
+#include "vm_case.h"
+
+/*
+ * The simulated Gaudi stack (tests/sim/synapseai) runs in the VM; hmr
+ * registers a buffer of its HBM on rxe0 through the verbs domain's
+ * dma-buf path (the backend exports, ibv_reg_dmabuf_mr imports, the fd
+ * goes back), and an RDMA WRITE through the rkey must land at exactly the
+ * buffer's bytes: a wrong dma-buf offset (libfabric reports 0 for
+ * hcclLookupDMABuff) would put them into the runtime's own HBM instead.
+ *
+ * rxe cannot import a dma-buf (ibv_reg_dmabuf_mr is EOPNOTSUPP on 6.1),
+ * and the simulator's dma-buf is a memfd no kernel importer takes.  So
+ * this program plays a dma-buf-capable NIC: its own ibv_reg_dmabuf_mr,
+ * which libhmr binds to (the executable comes first in the lookup
+ * scope), maps the fd's [offset, offset + length) and registers those
+ * pages with ibv_reg_mr_iova at iova, reaching exactly the bytes a NIC
+ * importing the dma-buf would.  Other fds, and every fd while shim_on is
+ * 0, go to libibverbs' real call: the last case shows rxe's own refusal.
+ *
+ * The thunk route runs here; the program re-runs itself with "hccl" for
+ * hcclLookupDMABuff (hmr reads HMR_HLTHUNK_LIBRARY once per process).
+ */
+#define SIM  "/payload/libSynapse.so"
+#define DLEN (1 << 20)
+#define WOFF (4096 + 512) /* where the WRITE lands in the buffer */
+#define ROFF 6144         /* where the READ reads: bytes hmr copied in */
+#define WLEN 256
+#define SEEN 8192 /* bytes checked around it */
+
+static int shim_on = 1;
+static unsigned shim_imports;
+static uint64_t shim_offset; /* the last imported dma-buf offset */
+static struct {
+	struct ibv_mr *mr;
+	void *map;
+	size_t span;
+} shim_mrs[8];
+
+static int sim_hbm_fd(int fd)
+{
+	char path[64], target[128];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 0;
+	target[n] = '\0';
+	return strstr(target, "sim-synapseai:hbm") != NULL;
+}
+
+/* Exported (the build hides symbols by default) so that libhmr binds here. */
+#define SHIM_EXPORT __attribute__((visibility("default")))
+
+SHIM_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+                                             size_t length, uint64_t iova,
+                                             int fd, int access)
+{
+	struct ibv_mr *(*real)(struct ibv_pd *, uint64_t, size_t, uint64_t, int,
+	                       int);
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE),
+	         start = offset & ~(pg - 1);
+	size_t span = (size_t)(offset - start) + length;
+	struct ibv_mr *mr;
+	unsigned i;
+	void *map;
+
+	if (!shim_on || !sim_hbm_fd(fd)) {
+		*(void **)&real = dlsym(RTLD_NEXT, "ibv_reg_dmabuf_mr");
+		return real(pd, offset, length, iova, fd, access);
+	}
+	for (i = 0; i < 8 && shim_mrs[i].mr; i++)
+		;
+	map = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	           (off_t)start);
+	if (i == 8 || map == MAP_FAILED)
+		return NULL;
+	mr = ibv_reg_mr_iova(pd, (char *)map + (offset - start), length, iova,
+	                     access);
+	if (!mr) {
+		munmap(map, span);
+		return NULL;
+	}
+	shim_mrs[i].mr = mr;
+	shim_mrs[i].map = map;
+	shim_mrs[i].span = span;
+	shim_imports++;
+	shim_offset = offset;
+	return mr;
+}
+
+SHIM_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
+{
+	int (*real)(struct ibv_mr *);
+	void *map = NULL;
+	size_t span = 0;
+	unsigned i;
+	int ret;
+
+	*(void **)&real = dlsym(RTLD_NEXT, "ibv_dereg_mr");
+	for (i = 0; i < 8; i++) {
+		if (mr && shim_mrs[i].mr == mr) {
+			map = shim_mrs[i].map;
+			span = shim_mrs[i].span;
+			shim_mrs[i].mr = NULL;
+		}
+	}
+	ret = real(mr);
+	if (map)
+		munmap(map, span);
+	return ret;
+}
+
+/* The application's side: the device, an allocation, the truth. */
+static __typeof__(synDeviceMalloc) *syn_malloc;
+static synDeviceInfoV2 info;
+
+/* hccl: HCL's own fd is made first, so fds counted later stay flat. */
+static int app_start(int hccl)
+{
+	void *h = dlopen(SIM, RTLD_NOW);
+	__typeof__(synInitialize) *init;
+	__typeof__(synDeviceAcquireByModuleId) *acquire;
+	__typeof__(synDeviceGetInfoV2) *get_info;
+	__typeof__(hcclLookupDMABuff) *lookup;
+	synDeviceId id;
+	int hcl_fd = -1;
+
+	if (!h)
+		return -1;
+	*(void **)&init = dlsym(h, "synInitialize");
+	*(void **)&acquire = dlsym(h, "synDeviceAcquireByModuleId");
+	*(void **)&get_info = dlsym(h, "synDeviceGetInfoV2");
+	*(void **)&syn_malloc = dlsym(h, "synDeviceMalloc");
+	*(void **)&lookup = dlsym(h, "hcclLookupDMABuff");
+	if (!init || !acquire || !get_info || !syn_malloc || !lookup)
+		return -1;
+	if (init() || acquire(&id, 0) || get_info(0, &info))
+		return -1;
+	return hccl && (lookup(0, 0, &hcl_fd) || hcl_fd < 0) ? -1 : 0;
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int open_domain(struct ibv_pd *pd, struct fid_domain **d)
+{
+	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
+
+	attr.kind = HMR_DOMAIN_VERBS;
+	attr.nic_name = "rxe0";
+	attr.caps = FI_HMEM;
+	attr.pd = pd;
+	return hmr_domain_open(&attr, d);
+}
+
+static int reg_gaudi(struct fid_domain *d, uint64_t p, struct fid_mr **mr)
+{
+	struct iovec iov = {(void *)(uintptr_t)p, DLEN};
+	struct fi_mr_attr attr = {.mr_iov = &iov,
+	                          .iov_count = 1,
+	                          .access = FI_REMOTE_WRITE | FI_REMOTE_READ,
+	                          .iface = FI_HMEM_SYNAPSEAI};
+
+	attr.device.synapseai = 0;
+	return fi_mr_regattr(d, &attr, 0, mr);
+}
+
+struct target {
+	struct rc_pair *pair;
+	unsigned char *src; /* registered host memory, 4096 bytes */
+	uint32_t lkey;
+};
+
+/* WRITE into a registered Gaudi buffer; READ other bytes of it. */
+static void case_rdma(struct fid_domain *d, struct target *t, const char *w,
+                      const char *r)
+{
+	unsigned char want[SEEN], back[SEEN];
+	uint64_t p = 0;
+	size_t i;
+	struct fid_mr *mr;
+	int fds, ret, st;
+	unsigned imports = shim_imports;
+
+	/* Not the pool's first buffer: its offset is neither 0 nor 2 MiB. */
+	if (syn_malloc(0, DLEN, 0, 0, &p) || syn_malloc(0, DLEN, 0, 0, &p)) {
+		vm_case_fail(w, "synDeviceMalloc");
+		return;
+	}
+	memset(want, 0x11, sizeof(want));
+	for (i = 0; i < WLEN; i++)
+		want[ROFF + i] = (unsigned char)(i ^ 0x5a);
+	ret = hmr_hmem_copy_to((void *)(uintptr_t)p, want, sizeof(want));
+	fds = count_fds();
+	if (!ret)
+		ret = reg_gaudi(d, p, &mr);
+	if (ret) {
+		vm_case_fail(w, "registration: %s", hmr_strerror(ret));
+		return;
+	}
+	memset(t->src, 0x6b, WLEN);
+	st = rc_rdma(t->pair, IBV_WR_RDMA_WRITE, t->src, WLEN, t->lkey,
+	             p + WOFF, (uint32_t)fi_mr_key(mr));
+	memset(want + WOFF, 0x6b, WLEN);
+	ret = hmr_hmem_copy_from(back, (void *)(uintptr_t)p, sizeof(back));
+	vm_case(w,
+	        st == IBV_WC_SUCCESS && !ret && !memcmp(back, want, SEEN) &&
+	                shim_imports == imports + 1 &&
+	                shim_offset == p - info.globalHbmBaseAddress &&
+	                count_fds() == fds,
+	        "status %s, copy %s, bytes %s, imports %u, offset %#llx (want "
+	        "%#llx), fds %d -> %d",
+	        rc_status_str(st), hmr_strerror(ret),
+	        memcmp(back, want, SEEN) ? "differ" : "equal",
+	        shim_imports - imports, (unsigned long long)shim_offset,
+	        (unsigned long long)(p - info.globalHbmBaseAddress), fds,
+	        count_fds());
+	memset(t->src, 0, WLEN);
+	st = rc_rdma(t->pair, IBV_WR_RDMA_READ, t->src, WLEN, t->lkey, p + ROFF,
+	             (uint32_t)fi_mr_key(mr));
+	vm_case(r, st == IBV_WC_SUCCESS && !memcmp(t->src, want + ROFF, WLEN),
+	        "status %s, bytes %s", rc_status_str(st),
+	        memcmp(t->src, want + ROFF, WLEN) ? "differ" : "equal");
+	fi_close(&mr->fid);
+}
+
+/* rxe's real answer: refused, cleanly; Habana has no peer memory. */
+static void case_refused(struct ibv_pd *pd)
+{
+	const char *name = "verbs_synapseai_rxe_refuses_real_dmabuf_cleanly";
+	struct fid_domain *d;
+	struct fid_mr *mr;
+	uint64_t p = 0;
+	int fds, ret;
+
+	if (syn_malloc(0, DLEN, 0, 0, &p) || open_domain(pd, &d)) {
+		vm_case_fail(name, "set-up");
+		return;
+	}
+	shim_on = 0;
+	fds = count_fds();
+	ret = reg_gaudi(d, p, &mr);
+	vm_case(name, ret == -FI_EOPNOTSUPP && count_fds() == fds,
+	        "ret %s, fds %d -> %d", hmr_strerror(ret), fds, count_fds());
+	if (!ret)
+		fi_close(&mr->fid);
+	fi_close(&d->fid);
+	shim_on = 1;
+}
+
+/* The hccl route in a process of its own; its CASE lines are its own. */
+static void run_hccl_child(void)
+{
+	int status = -1;
+
+	fflush(stdout);
+	if (fork() == 0) {
+		execl("/proc/self/exe", "verbs_synapseai", "hccl",
+		      (char *)NULL);
+		_exit(127);
+	}
+	wait(&status);
+	vm_case("verbs_synapseai_hccl_route_ran",
+	        WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	        "child status %#x", status);
+}
+
+static void cases(int hccl)
+{
+	struct fid_domain *d;
+	struct fid_mr *src_mr;
+	struct rc_pair pair;
+	struct target t = {&pair, aligned_alloc(4096, 4096), 0};
+	const char *route = hccl ? "hccl" : "hlthunk";
+	char w[96], r[96];
+
+	if (app_start(hccl) || open_domain(NULL, &d)) {
+		vm_case_fail("verbs_synapseai_setup", "simulator %s or rxe0",
+		             SIM);
+		return;
+	}
+	if (rc_wait_gid(hmr_verbs_pd(d)->context, 0, 10000) ||
+	    rc_pair_create(&pair, hmr_verbs_pd(d), hmr_verbs_pd(d), 0) ||
+	    fi_mr_reg(d, t.src, 4096, FI_READ | FI_WRITE, 0, 0, 0, &src_mr,
+	              NULL)) {
+		vm_case_fail("verbs_synapseai_setup", "rc pair: %s", pair.err);
+		return;
+	}
+	t.lkey = ((struct hmr_verbs_desc *)fi_mr_desc(src_mr))->lkey;
+	snprintf(w, sizeof(w), "verbs_synapseai_%s_dmabuf_rdma_write_lands",
+	         route);
+	snprintf(r, sizeof(r), "verbs_synapseai_%s_dmabuf_rdma_read_returns",
+	         route);
+	case_rdma(d, &t, w, r);
+	if (!hccl) {
+		case_refused(hmr_verbs_pd(d));
+		run_hccl_child();
+	}
+	fi_close(&src_mr->fid);
+	rc_pair_destroy(&pair);
+	fi_close(&d->fid);
+	free(t.src);
+}
+
+int main(int argc, char **argv)
+{
+	int hccl = argc > 1 && strcmp(argv[1], "hccl") == 0;
+
+	/* Before hmr's first memory call: backends start once. */
+	setenv("HMR_SYNAPSEAI_LIBRARY", SIM, 1);
+	setenv("HMR_HLTHUNK_LIBRARY",
+	       hccl ? "/nonexistent/libhl-thunk.so" : "/payload/libhl-thunk.so",
+	       1);
+	setenv("HMR_SIM_SYNAPSEAI_HBM_MIB", "64", 1);
+	/* Not rxe's answer to the probe: this program's NIC imports. */
+	setenv("HMR_VERBS_DMABUF", "on", 1);
+	cases(hccl);
+	return vm_case_exit();
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* ze_util.c: the application's side of the Level Zero tests. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <string.h>
+
+#include <level_zero/ze_ddi.h>
+
+#include "ze_util.h"
+
+/* Loader entry points the tests use: ze<Name>, type ze_pfn<Name>_t. */
+#define ZE_SYMS(X)                                                             \
+	X(Init)                                                                \
+	X(DriverGet)                                                           \
+	X(DriverGetProperties)                                                 \
+	X(DeviceGet)                                                           \
+	X(ContextCreate)                                                       \
+	X(ContextDestroy)                                                      \
+	X(MemAllocDevice)                                                      \
+	X(MemAllocHost)                                                        \
+	X(MemAllocShared)                                                      \
+	X(MemFree)                                                             \
+	X(MemGetAllocProperties)
+
+#define ZE_FIELD(name) ze_pfn##name##_t name;
+static struct {
+	void *dl;
+	ZE_SYMS(ZE_FIELD)
+} ze;
+#undef ZE_FIELD
+
+#define ZE_OK(expr) ASSERT_U64_EQ((expr), ZE_RESULT_SUCCESS)
+
+/* The loader hmr uses: HMR_ZE_LIBRARY when set, else the soname. */
+static void load(void)
+{
+	const char *path = getenv("HMR_ZE_LIBRARY");
+
+	if (ze.dl)
+		return;
+	ze.dl = dlopen(path && *path ? path : "libze_loader.so.1",
+	               RTLD_NOW | RTLD_LOCAL);
+	if (!ze.dl)
+		HMR_FAIL("dlopen the Level Zero loader: %s", dlerror());
+#define ZE_LOAD(name)                                                          \
+	*(void **)&ze.name = dlsym(ze.dl, "ze" #name);                         \
+	if (!ze.name)                                                          \
+		HMR_FAIL("the loader lacks ze" #name);
+	ZE_SYMS(ZE_LOAD)
+#undef ZE_LOAD
+	ZE_OK(ze.Init(0));
+}
+
+uint32_t ze_driver_count(void)
+{
+	uint32_t n = 0;
+
+	load();
+	ZE_OK(ze.DriverGet(&n, NULL));
+	return n;
+}
+
+struct ze_hooks ze_loader_start(char id)
+{
+	struct ze_hooks h;
+
+	load();
+	ze_get_hooks(id, &h);
+	return h;
+}
+
+void ze_get_hooks(char id, struct ze_hooks *h)
+{
+	const char *var =
+	        id == 'a' ? "HMR_SIM_ZE_DRIVER_A" : "HMR_SIM_ZE_DRIVER_B";
+	const char *path = getenv(var);
+	void *dl;
+
+	if (!path)
+		HMR_FAIL("%s is not set", var);
+	dl = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+	if (!dl)
+		HMR_FAIL("driver %c is not loaded: %s", id, dlerror());
+	*(void **)&h->calls = dlsym(dl, "hmr_sim_ze_calls");
+	*(void **)&h->fail = dlsym(dl, "hmr_sim_ze_fail");
+	*(void **)&h->open_fds = dlsym(dl, "hmr_sim_ze_open_fds");
+	*(void **)&h->fd_errors = dlsym(dl, "hmr_sim_ze_fd_errors");
+	*(void **)&h->live_allocs = dlsym(dl, "hmr_sim_ze_live_allocs");
+	if (!h->calls || !h->fail || !h->open_fds || !h->fd_errors ||
+	    !h->live_allocs)
+		HMR_FAIL("driver %c lacks a hook", id);
+	dlclose(dl);
+}
+
+struct ze_drv ze_open(char id)
+{
+	ze_context_desc_t cdesc = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+	ze_driver_handle_t drv[4];
+	struct ze_drv d;
+	uint32_t n = 4, i;
+
+	memset(&d, 0, sizeof(d));
+	load();
+	ZE_OK(ze.DriverGet(&n, drv));
+	for (i = 0; i < n && !d.handle; i++) {
+		ze_driver_properties_t p = {
+		        .stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES};
+
+		ZE_OK(ze.DriverGetProperties(drv[i], &p));
+		/* The simulator's UUIDs carry its id at byte 13. */
+		if (p.uuid.id[13] == (uint8_t)id) {
+			d.handle = drv[i];
+			d.index = i;
+		}
+	}
+	if (!d.handle)
+		HMR_FAIL("no driver %c among %u", id, n);
+	d.id = id;
+	d.ndev = 8;
+	ZE_OK(ze.DeviceGet(d.handle, &d.ndev, d.dev));
+	ZE_OK(ze.ContextCreate(d.handle, &cdesc, &d.ctx));
+	ze_get_hooks(id, &d.hooks);
+	return d;
+}
+
+void ze_close(struct ze_drv *d)
+{
+	ZE_OK(ze.ContextDestroy(d->ctx));
+}
+
+void *ze_dev_alloc(struct ze_drv *d, uint32_t dev, size_t size)
+{
+	ze_device_mem_alloc_desc_t desc = {
+	        .stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+	void *p = NULL;
+
+	ZE_OK(ze.MemAllocDevice(d->ctx, &desc, size, 0, d->dev[dev], &p));
+	return p;
+}
+
+void *ze_host_alloc(struct ze_drv *d, size_t size)
+{
+	ze_host_mem_alloc_desc_t desc = {
+	        .stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+	void *p = NULL;
+
+	ZE_OK(ze.MemAllocHost(d->ctx, &desc, size, 0, &p));
+	return p;
+}
+
+void *ze_shared_alloc(struct ze_drv *d, int dev, size_t size)
+{
+	ze_device_mem_alloc_desc_t dd = {
+	        .stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+	ze_host_mem_alloc_desc_t hd = {
+	        .stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+	void *p = NULL;
+
+	ZE_OK(ze.MemAllocShared(d->ctx, &dd, &hd, size, 0,
+	                        dev < 0 ? NULL : d->dev[dev], &p));
+	return p;
+}
+
+void ze_free(struct ze_drv *d, void *p)
+{
+	ZE_OK(ze.MemFree(d->ctx, p));
+}
+
+uint64_t ze_alloc_id(struct ze_drv *d, const void *p)
+{
+	ze_memory_allocation_properties_t mp = {
+	        .stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
+	ze_device_handle_t dev = NULL;
+
+	ZE_OK(ze.MemGetAllocProperties(d->ctx, p, &mp, &dev));
+	return mp.id;
+}
+
+int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		HMR_FAIL("opendir /proc/self/fd");
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+void fill(unsigned char *buf, size_t len, unsigned seed)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (unsigned char)(i * 31 + seed);
+}
+
+struct fid_domain *hmem_domain(void)
+{
+	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
+	struct fid_domain *d;
+
+	attr.caps = FI_HMEM;
+	ASSERT_OK(hmr_domain_open(&attr, &d));
+	return d;
+}
+
+int reg_ze(struct fid_domain *d, void *p, size_t len, int device,
+           uint64_t flags, struct fid_mr **mr)
+{
+	struct iovec iov = {p, len};
+	struct fi_mr_attr attr = {.mr_iov = &iov,
+	                          .iov_count = 1,
+	                          .access = FI_REMOTE_READ | FI_REMOTE_WRITE,
+	                          .iface = FI_HMEM_ZE};
+
+	attr.device.ze = device;
+	return fi_mr_regattr(d, &attr, flags, mr);
+}
+
+void expect_ze_absent(const char *reason)
+{
+	struct hmr_hmem_info info;
+	char why[192], buf[64];
+
+	ASSERT_EQ(hmr_hmem_status(FI_HMEM_ZE, why, sizeof(why)), -FI_ENOSYS);
+	printf("ze absent: %s\n", why);
+	if (!strstr(why, reason))
+		HMR_FAIL("why \"%s\" does not say \"%s\"", why, reason);
+	/* Absent is not an error: host memory still classifies. */
+	ASSERT_OK(hmr_hmem_query(buf, sizeof(buf), &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
+}
