@@ -1,16 +1,19 @@
 #!/bin/bash
 # mutate.sh: mutation testing of core/, hmem/ and base/ against the suite.
 #   Applies each mutant of the list (a small edit of one source line) alone,
-#   rebuilds one build directory incrementally, runs the suite but the VM,
-#   the benchmarks and the simulators' own tests, and reports per mutant
-#   whether a test failed (killed) or none did (survived), then the score:
+#   rebuilds one build directory incrementally, runs the tests of these
+#   layers (the labels below), and reports per mutant whether a test
+#   failed (killed) or none did (survived), then the score:
 #   killed / (mutants not marked equivalent).  The tree is restored after
 #   each mutant and on any exit; a tree with changes is refused.
 # Usage: scripts/mutate.sh [-n] [-b build-dir] [-j jobs] [-l list] [name...]
 #   -n  only check that every mutant applies (no build, no tests)
 #   name...  run only these mutants (shell patterns: 'core-access-*')
 # Environment: MUTATE_CTEST_ARGS replaces the test selection
-#   (default: -LE 'vm|bench|sim|neuron').
+#   (default: -L 'core|unit|cuda|model|fuzz': the software domain, the
+#   internal units, the CUDA backend on its simulator, the model-checked
+#   and fuzz regression tests; not the VM, the benchmarks, the other
+#   backends or Python).
 # The list's format is described at the top of tests/mutants/mutants.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,12 +28,12 @@ while getopts "nb:j:l:" opt; do
 	b) build=$OPTARG ;;
 	j) jobs=$OPTARG ;;
 	l) list=$OPTARG ;;
-	*) sed -n '2,13p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,16p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 select_args=("$@")
-read -r -a ctest_sel <<< "${MUTATE_CTEST_ARGS:--LE vm|bench|sim|neuron}"
+read -r -a ctest_sel <<< "${MUTATE_CTEST_ARGS:--L core|unit|cuda|model|fuzz}"
 
 
 # --- The list -------------------------------------------------------------
