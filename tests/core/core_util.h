@@ -79,6 +79,128 @@ static inline void close_ok(struct fid *fid)
 	ASSERT_OK(fi_close(fid));
 }
 
+/*
+ * What most binding and flag tests need, opened by one call and closed in
+ * the order the rules allow by another: a domain, one MR of [buf, buf +
+ * len) under FIXTURE_KEY, counters and endpoints.  Counters and endpoints
+ * go first (an MR with an open bound one is busy), then the MRs the test
+ * added, then the MR, a file descriptor the test keeps here, the domain.
+ * A test that closes something earlier uses fixture_close_one.
+ */
+#define FIXTURE_KEY    1
+#define FIXTURE_CNTRS  2
+#define FIXTURE_EPS    2
+#define FIXTURE_EXTRAS 2
+
+struct fixture_spec {
+	uint64_t mr_mode, caps; /* The domain's (open_domain). */
+	void *buf;              /* The MR's memory; NULL: no MR. */
+	size_t len;             /* Its length; 0 means 64. */
+	uint64_t access, flags; /* Its access and registration flags. */
+	int cntrs, eps;         /* Counters and endpoints to open. */
+};
+
+struct fixture {
+	struct fid_domain *domain;
+	struct fid_mr *mr;
+	struct fid_mr *extra[FIXTURE_EXTRAS]; /* Other MRs of the test. */
+	struct fid_cntr *cntr[FIXTURE_CNTRS];
+	struct fid *ep[FIXTURE_EPS];
+	int fd; /* A file of the test's (a dma-buf stand-in), or -1. */
+};
+
+static inline struct fid_cntr *cntr_open_ok(struct fid_domain *domain)
+{
+	struct fid_cntr *cntr = NULL;
+
+	ASSERT_OK(hmr_cntr_open(domain, &cntr));
+	ASSERT_TRUE(cntr != NULL);
+	ASSERT_EQ(cntr->fid.fclass, FI_CLASS_CNTR);
+	return cntr;
+}
+
+static inline struct fid *ep_open_ok(struct fid_domain *domain)
+{
+	struct fid *ep = NULL;
+
+	ASSERT_OK(hmr_ep_open(domain, &ep));
+	ASSERT_TRUE(ep != NULL);
+	return ep;
+}
+
+/* FIXTURE(.caps = FI_RMA_EVENT, .buf = buf, ...): fixture_open of a spec
+ * named field by field. */
+#define FIXTURE(...) fixture_open((struct fixture_spec){__VA_ARGS__})
+
+static inline struct fixture fixture_open(struct fixture_spec s)
+{
+	struct fixture f;
+	int i;
+
+	memset(&f, 0, sizeof(f));
+	f.fd = -1;
+	ASSERT_TRUE(s.cntrs <= FIXTURE_CNTRS && s.eps <= FIXTURE_EPS);
+	f.domain = open_domain(s.mr_mode, s.caps);
+	if (s.buf)
+		f.mr = reg_ok(f.domain, s.buf, s.len ? s.len : 64, s.access,
+		              FIXTURE_KEY, s.flags);
+	for (i = 0; i < s.cntrs; i++)
+		f.cntr[i] = cntr_open_ok(f.domain);
+	for (i = 0; i < s.eps; i++)
+		f.ep[i] = ep_open_ok(f.domain);
+	return f;
+}
+
+/* Close `fid`, one of the fixture's, now (an order the test checks);
+ * fixture_close then skips it. */
+static inline void fixture_close_one(struct fixture *f, struct fid *fid)
+{
+	int i;
+
+	close_ok(fid);
+	if (f->mr && &f->mr->fid == fid)
+		f->mr = NULL;
+	for (i = 0; i < FIXTURE_EXTRAS; i++)
+		if (f->extra[i] && &f->extra[i]->fid == fid)
+			f->extra[i] = NULL;
+	for (i = 0; i < FIXTURE_CNTRS; i++)
+		if (f->cntr[i] && &f->cntr[i]->fid == fid)
+			f->cntr[i] = NULL;
+	for (i = 0; i < FIXTURE_EPS; i++)
+		if (f->ep[i] == fid)
+			f->ep[i] = NULL;
+}
+
+static inline void fixture_close(struct fixture *f)
+{
+	int i;
+
+	for (i = FIXTURE_CNTRS - 1; i >= 0; i--)
+		if (f->cntr[i])
+			close_ok(&f->cntr[i]->fid);
+	for (i = FIXTURE_EPS - 1; i >= 0; i--)
+		if (f->ep[i])
+			close_ok(f->ep[i]);
+	for (i = FIXTURE_EXTRAS - 1; i >= 0; i--)
+		if (f->extra[i])
+			close_ok(&f->extra[i]->fid);
+	if (f->mr)
+		close_ok(&f->mr->fid);
+	if (f->fd >= 0)
+		ASSERT_OK(close(f->fd));
+	close_ok(&f->domain->fid);
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+}
+
+/* hmr_mr_access of 8 bytes at 0 of FIXTURE_KEY on the fixture's domain. */
+static inline int fixture_poke(const struct fixture *f, uint64_t access)
+{
+	void *ptr = NULL;
+
+	return hmr_mr_access(f->domain, FIXTURE_KEY, 0, 8, access, &ptr);
+}
+
 /* The key a peer uses: fi_mr_key(), or the raw key mapped under FI_MR_RAW
  * (then unmap it with fi_mr_unmap_key when done). */
 static inline uint64_t map_own_key(struct fid_domain *domain, struct fid_mr *mr)

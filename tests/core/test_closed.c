@@ -50,6 +50,8 @@ HMR_TEST(closed_domain_every_call_is_ebadf)
 	ASSERT_EQ(hmr_cntr_open(d, &cntr), -FI_EBADF);
 	ASSERT_EQ(hmr_ep_open(d, &ep), -FI_EBADF);
 	ASSERT_EQ(hmr_mr_access(d, 1, 0, 1, FI_REMOTE_READ, &p), -FI_EBADF);
+	ASSERT_EQ(hmr_mr_access_auth(d, NULL, 0, 1, 0, 1, FI_REMOTE_READ, &p),
+	          -FI_EBADF);
 	ASSERT_EQ(hmr_domain_mr_mode(d, &v), -FI_EBADF);
 	ASSERT_EQ(hmr_domain_caps(d, &v), -FI_EBADF);
 }
@@ -171,6 +173,25 @@ HMR_TEST(closed_domains_100000_cycles_leave_memory_flat)
 	       before, after);
 	/* One domain shell is a few KiB: 99,000 kept would be >200 MiB. */
 	ASSERT_LT(after - before, 2048);
+}
+
+/* A closed MR (within the window its shell is kept) is no base for a
+ * sub-MR: its iovs are gone. */
+HMR_TEST(closed_mr_as_base_of_sub_mr_is_einval)
+{
+	struct fid_domain *d = open_domain(0, 0);
+	static char buf[4096];
+	struct fid_mr *base = reg_ok(d, buf, 1024, REMOTE_RW, 1, 0);
+	struct fid_mr *sub = NULL;
+	struct fi_mr_attr attr;
+	struct iovec iov;
+
+	close_ok(&base->fid);
+	attr_init(&attr, &iov, buf, 64, REMOTE_RW, 2);
+	attr.base_mr = base;
+	ASSERT_EQ(fi_mr_regattr(d, &attr, 0, &sub), -FI_EINVAL);
+	ASSERT_PTR_EQ(sub, NULL);
+	close_ok(&d->fid);
 }
 
 HMR_TEST_MAIN()

@@ -54,10 +54,15 @@ static const struct {
 	size_t end;
 } layouts[] = {
         {FI_VERSION(1, 5), offsetof(struct fi_mr_attr, iface)},
+        {FI_VERSION(1, 8), offsetof(struct fi_mr_attr, iface)},
+        {FI_VERSION(1, 9), offsetof(struct fi_mr_attr, hmem_data)},
         {FI_VERSION(1, 17), offsetof(struct fi_mr_attr, hmem_data)},
+        {FI_VERSION(1, 18), offsetof(struct fi_mr_attr, hmem_data)},
         {FI_VERSION(1, 19), offsetof(struct fi_mr_attr, page_size)},
         {FI_VERSION(1, 20), offsetof(struct fi_mr_attr, page_size)},
+        {FI_VERSION(1, 21), offsetof(struct fi_mr_attr, page_size)},
         {FI_VERSION(1, 22), offsetof(struct fi_mr_attr, base_mr)},
+        {FI_VERSION(1, 23), offsetof(struct fi_mr_attr, base_mr)},
         {FI_VERSION(2, 0), sizeof(struct fi_mr_attr)},
 };
 

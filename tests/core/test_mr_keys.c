@@ -318,4 +318,28 @@ HMR_TEST(mr_prov_key_not_reissued_before_key_space_wraps)
 	close_ok(&d->fid);
 }
 
+/* Every key of a 1-byte key space is handed out, the last free one too
+ * however far the allocator must look for it; then -FI_ENOSPC. */
+HMR_TEST(mr_prov_key_last_free_key_of_the_space_is_found)
+{
+	struct fid_domain *domain = open_domain_keysize(FI_MR_PROV_KEY, 0, 1);
+	struct fid_mr *mr[256], *more = NULL;
+	uint64_t last;
+	int i;
+
+	/* Handed out in turn: mr[255] has the key just behind the one the
+	 * allocator tries next, so it is the last one it tries. */
+	for (i = 0; i < 256; i++)
+		mr[i] = reg_ok(domain, buf, 64, REMOTE_RW, 0, 0);
+	last = fi_mr_key(mr[255]);
+	close_ok(&mr[255]->fid);
+	mr[255] = reg_ok(domain, buf, 64, REMOTE_RW, 0, 0);
+	ASSERT_U64_EQ(fi_mr_key(mr[255]), last);
+	ASSERT_EQ(fi_mr_reg(domain, buf, 64, REMOTE_RW, 0, 0, 0, &more, NULL),
+	          -FI_ENOSPC);
+	for (i = 0; i < 256; i++)
+		close_ok(&mr[i]->fid);
+	close_ok(&domain->fid);
+}
+
 HMR_TEST_MAIN()

@@ -332,4 +332,52 @@ HMR_TEST(mr_unmap_key_of_other_domain_is_enokey)
 	close_ok(&a->fid);
 }
 
+/* A peer cannot check a raw key's keyed check, but it checks the rest:
+ * a key of another domain with a wrong magic or version is -FI_EINVAL. */
+HMR_TEST(mr_map_raw_peer_key_with_bad_header_is_einval)
+{
+	struct fid_domain *target = open_domain(0, 0);
+	struct fid_domain *peer = open_domain(FI_MR_RAW, 0);
+	struct fid_mr *mr = reg_ok(target, buf, 64, REMOTE_RW, 77, 0);
+	uint8_t raw[RAW_MAX];
+	uint64_t base = 0, key = 0;
+	size_t size = get_raw(mr, raw, &base), i;
+
+	/* The magic (bytes 0-3), then the version (4-7), each byte alone. */
+	for (i = 0; i < 8; i++) {
+		raw[i] ^= 0x01;
+		ASSERT_EQ(fi_mr_map_raw(peer, base, raw, size, &key, 0),
+		          -FI_EINVAL);
+		raw[i] ^= 0x01;
+	}
+	ASSERT_OK(fi_mr_map_raw(peer, base, raw, size, &key, 0));
+	ASSERT_U64_EQ(key, 77);
+	ASSERT_OK(fi_mr_unmap_key(peer, key));
+	close_ok(&mr->fid);
+	close_ok(&peer->fid);
+	close_ok(&target->fid);
+}
+
+/* Mapping counts: a key mapped twice needs two unmaps, and the domain is
+ * busy until the last. */
+HMR_TEST(mr_map_raw_twice_needs_two_unmaps)
+{
+	struct fid_domain *target = open_domain(0, 0);
+	struct fid_domain *peer = open_domain(FI_MR_RAW, 0);
+	struct fid_mr *mr = reg_ok(target, buf, 64, REMOTE_RW, 5, 0);
+	uint8_t raw[RAW_MAX];
+	uint64_t base = 0, key = 0;
+	size_t size = get_raw(mr, raw, &base);
+
+	ASSERT_OK(fi_mr_map_raw(peer, base, raw, size, &key, 0));
+	ASSERT_OK(fi_mr_map_raw(peer, base, raw, size, &key, 0));
+	ASSERT_OK(fi_mr_unmap_key(peer, key));
+	ASSERT_EQ(fi_close(&peer->fid), -FI_EBUSY);
+	ASSERT_OK(fi_mr_unmap_key(peer, key));
+	ASSERT_EQ(fi_mr_unmap_key(peer, key), -FI_ENOKEY);
+	close_ok(&mr->fid);
+	close_ok(&peer->fid);
+	close_ok(&target->fid);
+}
+
 HMR_TEST_MAIN()

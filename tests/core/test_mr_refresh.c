@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_mr_refresh.c: fi_mr_refresh under MMU_NOTIFY and ALLOCATED modes. */
 #define _GNU_SOURCE 1
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "core_util.h"
 
@@ -235,6 +241,120 @@ HMR_TEST(mr_refresh_regv_region_covers_every_iov)
 	close_ok(&mr->fid);
 	unmap_pages(b, 1);
 	unmap_pages(a, 1);
+	close_ok(&domain->fid);
+}
+
+/*
+ * A peer's access racing a refresh.  The refresh proves the backing of
+ * each iov with one msync, so one refresh of RACE_IOVS iovs keeps the MR
+ * refreshing for tens of milliseconds; refreshes run back to back while
+ * another thread accesses the MR, for at most RACE_SECONDS.
+ */
+#define RACE_IOVS    32768
+#define RACE_SECONDS 10
+
+struct racer {
+	struct fid_domain *domain;
+	atomic_bool stop;
+	atomic_long refused; /* -FI_EOPBADSTATE seen */
+	atomic_long granted; /* 0 seen */
+	atomic_int other;    /* The first other answer, or 0. */
+};
+
+static void *access_loop(void *arg)
+{
+	struct racer *r = arg;
+	void *ptr;
+	int ret;
+
+	while (!atomic_load(&r->stop)) {
+		ret = hmr_mr_access(r->domain, 1, 0, 8, FI_REMOTE_WRITE, &ptr);
+		if (ret == -FI_EOPBADSTATE)
+			atomic_fetch_add(&r->refused, 1);
+		else if (ret == 0)
+			atomic_fetch_add(&r->granted, 1);
+		else if (!atomic_load(&r->other))
+			atomic_store(&r->other, ret);
+	}
+	return NULL;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Refresh `mr` with RACE_IOVS iovs while another thread accesses it, until
+ * the accessor was refused once (when until_refused) or for `rounds`
+ * refreshes (at most RACE_SECONDS).  The racer's counts say what it saw. */
+static void race_refresh(struct fid_domain *domain, struct fid_mr *mr,
+                         char *mem, int until_refused, int rounds,
+                         struct racer *r)
+{
+	struct iovec *iov = calloc(RACE_IOVS, sizeof(*iov));
+	double end = now() + RACE_SECONDS;
+	pthread_t tid;
+	int i;
+
+	ASSERT_TRUE(iov != NULL);
+	for (i = 0; i < RACE_IOVS; i++) {
+		iov[i].iov_base = mem + (size_t)(i % PAGES) * page_size();
+		iov[i].iov_len = 8;
+	}
+	memset(r, 0, sizeof(*r));
+	r->domain = domain;
+	ASSERT_EQ(pthread_create(&tid, NULL, access_loop, r), 0);
+	/* Let the accessor start: the refreshes race it, not its creation. */
+	while (!atomic_load(&r->granted) && now() < end)
+		sched_yield();
+	for (i = 0; now() < end; i++) {
+		if (until_refused ? atomic_load(&r->refused) > 0 : i >= rounds)
+			break;
+		ASSERT_OK(fi_mr_refresh(mr, iov, RACE_IOVS, 0));
+	}
+	atomic_store(&r->stop, true);
+	ASSERT_EQ(pthread_join(tid, NULL), 0);
+	free(iov);
+}
+
+HMR_TEST(mr_access_during_mmu_notify_refresh_is_eopbadstate)
+{
+	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
+	char *mem = map_pages(PAGES);
+	struct fid_mr *mr =
+	        reg_ok(domain, mem, PAGES * page_size(), REMOTE_RW, 1, 0);
+	struct racer r;
+	void *ptr = NULL;
+
+	race_refresh(domain, mr, mem, 1, 0, &r);
+	ASSERT_EQ(atomic_load(&r.other), 0);
+	ASSERT_GT(atomic_load(&r.refused), 0);
+	ASSERT_GT(atomic_load(&r.granted), 0);
+	/* Enabled again once the refresh returned. */
+	ASSERT_OK(hmr_mr_access(domain, 1, 0, 8, FI_REMOTE_WRITE, &ptr));
+	close_ok(&mr->fid);
+	unmap_pages(mem, PAGES);
+	close_ok(&domain->fid);
+}
+
+HMR_TEST(mr_access_during_refresh_without_mmu_notify_is_granted)
+{
+	struct fid_domain *domain = open_domain(0, 0);
+	char *mem = map_pages(PAGES);
+	struct fid_mr *mr =
+	        reg_ok(domain, mem, PAGES * page_size(), REMOTE_RW, 1, 0);
+	struct racer r;
+
+	/* FI_MR_ALLOCATED unset: the MR stays enabled through a refresh. */
+	race_refresh(domain, mr, mem, 0, 5, &r);
+	ASSERT_EQ(atomic_load(&r.other), 0);
+	ASSERT_EQ(atomic_load(&r.refused), 0);
+	ASSERT_GT(atomic_load(&r.granted), 0);
+	close_ok(&mr->fid);
+	unmap_pages(mem, PAGES);
 	close_ok(&domain->fid);
 }
 

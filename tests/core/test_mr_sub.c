@@ -248,6 +248,8 @@ HMR_TEST(mr_sub_ignores_inherited_fields)
 	attr.device.ze = 5;
 	attr.hmem_data = &token;
 	attr.page_size = 12345;
+	/* Takes its base's iface and device instead: tests/cuda,
+	 * cuda_sub_mr_takes_base_iface_and_device. */
 	sub = regattr_ok(domain, &attr, 0);
 	close_ok(&sub->fid);
 	close_ok(&base->fid);
@@ -351,6 +353,33 @@ HMR_TEST(mr_sub_close_leaves_base_working)
 	ASSERT_EQ(hmr_mr_access(domain, 2, 0, 8, FI_REMOTE_READ, &ptr),
 	          -FI_ENOKEY);
 	ASSERT_OK(hmr_mr_access(domain, 1, 0, 8, FI_REMOTE_READ, &ptr));
+	close_ok(&base->fid);
+	close_ok(&domain->fid);
+}
+
+/* FI_MR_DMABUF with base_mr is refused as such, even when the dmabuf,
+ * read as the iovec it shares a union with, lies inside the base. */
+HMR_TEST(mr_sub_with_dmabuf_flag_is_einval_whatever_the_dmabuf_holds)
+{
+	struct fid_domain *domain = open_domain(0, FI_HMEM);
+	struct fid_mr *base = reg_ok(domain, buf, 1024, REMOTE_RW, 1, 0);
+	struct fi_mr_dmabuf dmabuf;
+	struct iovec as_iov = {buf, 64};
+	struct fi_mr_attr attr;
+	struct fid_mr *sub = NULL;
+
+	_Static_assert(sizeof(dmabuf) >= sizeof(as_iov), "dmabuf holds iov");
+	memset(&dmabuf, 0, sizeof(dmabuf));
+	memcpy(&dmabuf, &as_iov, sizeof(as_iov));
+	dmabuf.len = 64; /* A range of its own that is valid too. */
+	memset(&attr, 0, sizeof(attr));
+	attr.dmabuf = &dmabuf;
+	attr.iov_count = 1;
+	attr.access = REMOTE_RW;
+	attr.requested_key = 2;
+	attr.base_mr = base;
+	ASSERT_EQ(fi_mr_regattr(domain, &attr, FI_MR_DMABUF, &sub), -FI_EINVAL);
+	ASSERT_PTR_EQ(sub, NULL);
 	close_ok(&base->fid);
 	close_ok(&domain->fid);
 }

@@ -87,4 +87,12 @@ HMR_TEST(cuda_old_driver_has_no_dmabuf)
 	s.free(p);
 }
 
+/* HMR_HMEM names a backend by its whole name: neither a longer nor a
+ * shorter one selects it. */
+HMR_TEST(cuda_hmr_hmem_selects_by_whole_name)
+{
+	case_env("HMR_HMEM", "cudax,cud");
+	expect_absent("not selected");
+}
+
 HMR_TEST_MAIN()

@@ -319,7 +319,9 @@ HMR_TEST(cuda_dmabuf_export_failure_is_reported)
 	s.free(p);
 }
 
-HMR_TEST(cuda_dmabuf_of_host_memory_is_einval)
+/* Host memory belongs to the system backend, which exports nothing: its
+ * dmabuf_get slot is the -FI_ENOSYS stub, as libfabric's system ops. */
+HMR_TEST(cuda_dmabuf_of_host_memory_is_enosys)
 {
 	char *buf = malloc(8192);
 	uint64_t offset;
@@ -362,6 +364,163 @@ HMR_TEST(cuda_device_hint_is_read_from_the_cuda_member_only)
 	ASSERT_EQ(fi_mr_regattr(d, &attr, 0, &mr), -FI_EINVAL);
 	ASSERT_OK(fi_close(&d->fid));
 	s.free(p);
+}
+
+HMR_TEST(cuda_device_only_on_managed_memory_is_einval)
+{
+	struct sim s = sim_open();
+	struct fid_domain *d = hmem_domain();
+	struct hmr_hmem_info info;
+	unsigned long long p;
+	struct fid_mr *mr;
+	void *ptr;
+
+	ASSERT_EQ(s.alloc_managed(&p, MIB, 1 /* GLOBAL */), 0);
+	ptr = (void *)(uintptr_t)p;
+	ASSERT_OK(hmr_hmem_query(ptr, 64, &info));
+	/* Detected, and with the iface hint: managed is not device-only. */
+	ASSERT_EQ(fi_mr_reg(d, ptr, MIB, FI_REMOTE_WRITE, 0, 7,
+	                    FI_HMEM_DEVICE_ONLY, &mr, NULL),
+	          -FI_EINVAL);
+	ASSERT_EQ(reg_iface(d, ptr, MIB, FI_HMEM_CUDA, (int)info.device,
+	                    FI_HMEM_DEVICE_ONLY, &mr),
+	          -FI_EINVAL);
+	/* Without the flag it registers. */
+	ASSERT_OK(
+	        reg_iface(d, ptr, MIB, FI_HMEM_CUDA, (int)info.device, 0, &mr));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_OK(fi_close(&d->fid));
+	s.free(p);
+}
+
+static int regv2(struct fid_domain *d, void *a, void *b, struct fid_mr **mr)
+{
+	struct iovec iov[2] = {{a, 4096}, {b, 4096}};
+
+	return fi_mr_regv(d, iov, 2, FI_REMOTE_WRITE, 0, 9, 0, mr, NULL);
+}
+
+HMR_TEST(cuda_regv_host_and_device_iovs_is_einval)
+{
+	struct sim s = sim_open();
+	void *dev = (void *)(uintptr_t)sim_alloc_on(&s, 0, MIB);
+	struct fid_domain *d = hmem_domain();
+	char *host = aligned_alloc(4096, 2 * 4096);
+	struct fid_mr *mr;
+
+	ASSERT_EQ(regv2(d, host, dev, &mr), -FI_EINVAL);
+	ASSERT_EQ(regv2(d, dev, host, &mr), -FI_EINVAL);
+	/* Two iovs of the same kind register. */
+	ASSERT_OK(regv2(d, host, host + 4096, &mr));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_OK(fi_close(&d->fid));
+	free(host);
+	s.free((uintptr_t)dev);
+}
+
+HMR_TEST(cuda_regv_iovs_on_two_devices_is_einval)
+{
+	struct sim s = sim_open();
+	char *d0 = (void *)(uintptr_t)sim_alloc_on(&s, 0, MIB);
+	char *d1 = (void *)(uintptr_t)sim_alloc_on(&s, 1, MIB);
+	struct fid_domain *d = hmem_domain();
+	struct fid_mr *mr;
+
+	ASSERT_EQ(regv2(d, d0, d1, &mr), -FI_EINVAL);
+	ASSERT_EQ(regv2(d, d1, d0, &mr), -FI_EINVAL);
+	/* Two iovs on one device register. */
+	ASSERT_OK(regv2(d, d1, d1 + 8192, &mr));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_OK(fi_close(&d->fid));
+	s.free((uintptr_t)d0);
+	s.free((uintptr_t)d1);
+}
+
+/* A host range the memtype cache knows, then page-locked in part: the
+ * part is CUDA's now, not the cached host answer; the rest stays host. */
+HMR_TEST(cuda_host_register_inside_known_host_range_is_reclassified)
+{
+	char *buf = aligned_alloc(4096, 1 << 16);
+	struct hmr_hmem_info info;
+
+	sim_open();
+	ASSERT_OK(hmr_hmem_query(buf, 1 << 16, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
+	ASSERT_OK(hmr_hmem_host_register(FI_HMEM_CUDA, buf + 16384, 8192));
+	ASSERT_OK(hmr_hmem_query(buf + 16384 + 100, 64, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_CUDA);
+	ASSERT_EQ(info.flags, HMR_HMEM_HOST_ALLOC);
+	ASSERT_OK(hmr_hmem_query(buf + 16384, 8192, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_CUDA);
+	ASSERT_OK(hmr_hmem_query(buf, 4096, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
+	ASSERT_OK(hmr_hmem_query(buf + 32768, 4096, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
+	ASSERT_OK(hmr_hmem_host_unregister(FI_HMEM_CUDA, buf + 16384, 8192));
+	free(buf);
+}
+
+/* After host_unregister the cache forgets the range: the next query asks
+ * the driver once (no stale CUDA entry asked first), the one after none. */
+HMR_TEST(cuda_query_after_host_unregister_calls_driver_once)
+{
+	struct sim s = sim_open();
+	char *buf = aligned_alloc(4096, 1 << 16);
+	struct hmr_hmem_info info;
+	unsigned long before;
+
+	ASSERT_OK(hmr_hmem_host_register(FI_HMEM_CUDA, buf, 1 << 16));
+	ASSERT_OK(hmr_hmem_query(buf, 4096, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_CUDA);
+	ASSERT_OK(hmr_hmem_host_unregister(FI_HMEM_CUDA, buf, 1 << 16));
+	before = s.calls("cuPointerGetAttributes");
+	ASSERT_OK(hmr_hmem_query(buf, 4096, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
+	ASSERT_EQ(s.calls("cuPointerGetAttributes") - before, 1);
+	ASSERT_OK(hmr_hmem_query(buf, 4096, &info));
+	ASSERT_EQ(s.calls("cuPointerGetAttributes") - before, 1);
+	free(buf);
+}
+
+/* A driver failure while classifying is the caller's error, not "host";
+ * nothing is cached, so the next query asks again. */
+HMR_TEST(cuda_query_driver_failure_is_reported)
+{
+	char *buf = malloc(4096);
+	struct hmr_hmem_info info;
+
+	/* 999 is CUDA_ERROR_UNKNOWN: the first pointer query fails. */
+	case_env("HMR_SIM_CUDA_FAIL", "cuPointerGetAttributes=999:1");
+	sim_open();
+	ASSERT_EQ(hmr_hmem_query(buf, 64, &info), -FI_EIO);
+	ASSERT_OK(hmr_hmem_query(buf, 64, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
+	free(buf);
+}
+
+/* Host memory of the runtime is every device's: a device hint for it is
+ * ignored (fi_mr(3): with FI_HMEM_HOST_ALLOC "the field device is
+ * ignored"; hmr ignores it without the flag too). */
+HMR_TEST(cuda_host_alloc_memory_ignores_device_hint)
+{
+	struct sim s = sim_open();
+	struct fid_domain *d = hmem_domain();
+	struct hmr_hmem_info info;
+	struct fid_mr *mr;
+	int other;
+	void *h;
+
+	ASSERT_EQ(s.alloc_host(&h, MIB), 0);
+	ASSERT_OK(hmr_hmem_query(h, 64, &info));
+	ASSERT_EQ(info.flags, HMR_HMEM_HOST_ALLOC);
+	other = (int)info.device + 1;
+	ASSERT_OK(reg_iface(d, h, MIB, FI_HMEM_CUDA, other, 0, &mr));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_OK(reg_iface(d, h, MIB, FI_HMEM_CUDA, other, FI_HMEM_HOST_ALLOC,
+	                    &mr));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_OK(fi_close(&d->fid));
+	s.free_host(h);
 }
 
 HMR_TEST_MAIN()

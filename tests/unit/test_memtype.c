@@ -121,4 +121,49 @@ HMR_TEST(memtype_full_table_drops_host_ranges_first)
 	ASSERT_EQ(lookup(base + 5000 * 8 * KIB, KIB, &i), 1);
 }
 
+/* Many ranges: each is found from its first to its last byte (the search,
+ * not only the shortcuts for a single range), and the gaps are not. */
+HMR_TEST(memtype_lookup_at_each_edge_of_many_ranges)
+{
+	uintptr_t s = 0x7e0000000000, a;
+	struct hmr_hmem_info i;
+	uint64_t k;
+
+	for (k = 0; k < 37; k++) {
+		struct hmr_hmem_info dev = info_of(FI_HMEM_CUDA, k);
+
+		a = s + k * 128 * KIB;
+		hmr__memtype_insert(a, a + 64 * KIB, &dev);
+	}
+	for (k = 0; k < 37; k++) {
+		a = s + k * 128 * KIB;
+		ASSERT_EQ(lookup(a, 1, &i), 1);
+		ASSERT_EQ(i.device, k);
+		ASSERT_EQ(lookup(a + 64 * KIB - 1, 1, &i), 1);
+		ASSERT_EQ(i.device, k);
+		ASSERT_EQ(lookup(a + 64 * KIB, 1, &i), 0);
+		ASSERT_EQ(lookup(a - 1, 1, &i), 0);
+	}
+}
+
+/* Removing or inserting a range leaves the ranges that touch it. */
+HMR_TEST(memtype_remove_keeps_adjacent_ranges)
+{
+	struct hmr_hmem_info host = info_of(FI_HMEM_SYSTEM, 0);
+	struct hmr_hmem_info dev = info_of(FI_HMEM_CUDA, 2), i;
+	uintptr_t s = 0x7d0000000000;
+
+	hmr__memtype_insert(s, s + 64 * KIB, &host);
+	hmr__memtype_insert(s + 64 * KIB, s + 128 * KIB, &dev);
+	hmr__memtype_insert(s + 128 * KIB, s + 192 * KIB, &host);
+	ASSERT_EQ(lookup(s, 64 * KIB, &i), 1);
+	ASSERT_EQ(lookup(s + 128 * KIB, 64 * KIB, &i), 1);
+	hmr__memtype_remove(s + 64 * KIB, s + 128 * KIB);
+	ASSERT_EQ(lookup(s + 64 * KIB, 1, &i), 0);
+	ASSERT_EQ(lookup(s, 64 * KIB, &i), 1);
+	ASSERT_EQ(i.iface, FI_HMEM_SYSTEM);
+	ASSERT_EQ(lookup(s + 128 * KIB, 64 * KIB, &i), 1);
+	ASSERT_EQ(i.iface, FI_HMEM_SYSTEM);
+}
+
 HMR_TEST_MAIN()
