@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # mutate.sh: mutation testing of core/, hmem/ and base/ against the suite.
 #   Applies each mutant of the list (a small edit of one source line) alone,
 #   rebuilds one build directory incrementally, runs the tests of these
