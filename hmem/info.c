@@ -29,9 +29,15 @@ static void peermem_names(const struct hmr_backend_ops *b, char *buf,
 		                      *m);
 }
 
-static size_t fits(size_t caller, size_t ours)
+/* Copy what fits of `full` (this library's size, `ours`) into `out`, a
+ * caller's struct that starts with its own size; the size stays. */
+static void give(void *out, const void *full, size_t ours)
 {
-	return caller < ours ? caller : ours;
+	size_t caller = *(const size_t *)out;
+	size_t n = (caller < ours ? caller : ours) - sizeof(size_t);
+
+	memcpy((char *)out + sizeof(size_t),
+	       (const char *)full + sizeof(size_t), n);
 }
 
 int hmr_hmem_backend_info(enum fi_hmem_iface iface,
@@ -52,9 +58,7 @@ int hmr_hmem_backend_info(enum fi_hmem_iface iface,
 	if (ret)
 		return ret;
 	peermem_names(b, full.peermem, sizeof(full.peermem));
-	memcpy((char *)info + sizeof(info->size),
-	       (char *)&full + sizeof(full.size),
-	       fits(info->size, sizeof(full)) - sizeof(info->size));
+	give(info, &full, sizeof(full));
 	return 0;
 }
 
@@ -77,9 +81,7 @@ int hmr_hmem_device_info(enum fi_hmem_iface iface, uint32_t index,
 	ret = b->device(index, &full);
 	if (ret)
 		return ret;
-	memcpy((char *)info + sizeof(info->size),
-	       (char *)&full + sizeof(full.size),
-	       fits(info->size, sizeof(full)) - sizeof(info->size));
+	give(info, &full, sizeof(full));
 	return 0;
 }
 

@@ -141,11 +141,12 @@ static int copy_target(const void *ptr, size_t len, struct hmr_ze_owner *o,
 	return 0;
 }
 
-static int ze_copy_to(void *dst, const void *src, size_t len)
+/* Either direction: `ze_side` is the ZE memory, whose device copies. */
+static int copy(void *dst, const void *src, const void *ze_side, size_t len)
 {
 	struct hmr_ze_device *dev;
 	struct hmr_ze_owner o;
-	int ret = copy_target(dst, len, &o, &dev);
+	int ret = copy_target(ze_side, len, &o, &dev);
 
 	if (ret)
 		return ret;
@@ -156,19 +157,14 @@ static int ze_copy_to(void *dst, const void *src, size_t len)
 	return hmr__ze_copy(o.drv, dev, dst, src, len);
 }
 
+static int ze_copy_to(void *dst, const void *src, size_t len)
+{
+	return copy(dst, src, dst, len);
+}
+
 static int ze_copy_from(void *dst, const void *src, size_t len)
 {
-	struct hmr_ze_device *dev;
-	struct hmr_ze_owner o;
-	int ret = copy_target(src, len, &o, &dev);
-
-	if (ret)
-		return ret;
-	if (!dev) {
-		memcpy(dst, src, len);
-		return 0;
-	}
-	return hmr__ze_copy(o.drv, dev, dst, src, len);
+	return copy(dst, src, src, len);
 }
 
 /*
