@@ -8,7 +8,7 @@ sudo=""
 $sudo apt-get update -q
 $sudo apt-get install -y -q --no-install-recommends \
 	build-essential cmake clang clang-format pkg-config binutils file valgrind \
-	libjansson-dev \
+	libjansson-dev liburcu-dev \
 	libclang-rt-14-dev \
 	libfabric-dev libucx-dev libibverbs-dev ibverbs-providers \
 	ibverbs-utils rdma-core \

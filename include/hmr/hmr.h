@@ -83,6 +83,11 @@ enum hmr_domain_kind {
  * on a device without implicit ODP (rxe has none).
  */
 #define HMR_DOMAIN_ODP_IMPLICIT (1ULL << 4)
+/* Verbs domains: no registration cache (see cache_max_size below). */
+#define HMR_DOMAIN_CACHE_OFF (1ULL << 5)
+/* Verbs domains: the cache merges overlapping and adjacent registrations
+ * into one (FI_MR_CACHE_MERGE_REGIONS of fi_mr(3), 1.8 edition). */
+#define HMR_DOMAIN_CACHE_MERGE (1ULL << 6)
 
 struct ibv_pd;
 
@@ -140,6 +145,16 @@ struct hmr_domain_attr {
 	 * protection domain the caller owns and hmr never frees. */
 	const char *nic_name;
 	struct ibv_pd *pd;
+	/*
+	 * The registration cache of a verbs domain (fi_mr(3) MEMORY
+	 * REGISTRATION CACHE; doc/cache.md).  0 in a field means: the
+	 * setting decides (FI_MR_CACHE_MAX_SIZE, FI_MR_CACHE_MAX_COUNT,
+	 * FI_MR_CACHE_MERGE_REGIONS), as libfabric reads them.
+	 * HMR_DOMAIN_CACHE_OFF turns the cache off for this domain whatever
+	 * the settings say; FI_MR_CACHE_MAX_COUNT=0 does it for all.
+	 */
+	size_t cache_max_size;  /* Bytes of idle registrations kept. */
+	size_t cache_max_count; /* Idle registrations kept. */
 };
 
 #define HMR_MR_MODE_DEFAULT                                                    \
@@ -407,6 +422,47 @@ HMR_EXPORT int hmr_config_set(const char *name, const char *value);
 /* The index-th setting (0, 1, ...); -FI_ENOENT past the last.  The
  * strings stay valid while the library is loaded. */
 HMR_EXPORT int hmr_config_entry(size_t index, struct hmr_config_info *info);
+
+/*
+ * The registration cache (verbs domains; doc/cache.md).  A registration
+ * with no remote rights (FI_SEND, FI_RECV, FI_READ, FI_WRITE: what a NIC
+ * reads or writes locally) is served from a cache of NIC registrations:
+ * fi_mr_reg returns a new MR over a shared registration, and fi_close
+ * keeps the registration for the next fi_mr_reg of the same memory.  A
+ * registration with remote rights is never cached: once fi_close returns,
+ * the rkey it handed out works no more.  Memory monitors (the setting
+ * FI_MR_CACHE_MONITOR) drop cached registrations before their memory is
+ * unmapped.
+ *
+ * hmr_mr_cache_invalidate: [addr, addr + len) is being freed or changed
+ * (an allocator that reuses memory without unmapping it, a layer above
+ * with its own cache): every cache drops what overlaps it, and the
+ * memtype cache forgets it.  This is the "import" monitor: with
+ * FI_MR_CACHE_MONITOR=import it is the only source of events.
+ * hmr_mr_cache_flush: deregister every idle cached registration of the
+ * domain (NULL: of every domain); MRs in use stay valid.
+ */
+HMR_EXPORT int hmr_mr_cache_invalidate(const void *addr, size_t len);
+HMR_EXPORT int hmr_mr_cache_flush(struct fid_domain *domain);
+
+struct hmr_mr_cache_stats {
+	size_t size; /* sizeof(struct hmr_mr_cache_stats) */
+	uint64_t hits, misses, evictions, invalidations, merges;
+	uint64_t uncached; /* Registrations that bypassed the cache. */
+	size_t entries;    /* Registrations held (in use or idle). */
+	size_t idle;       /* Of which no MR uses. */
+	size_t bytes;      /* Bytes the held registrations cover. */
+	int active;        /* 1: caching; 0: bypassing (why says why). */
+	char why[128];
+	char monitor[32]; /* The monitor in force. */
+};
+#define HMR_MR_CACHE_STATS_INIT                                                \
+	{                                                                      \
+		.size = sizeof(struct hmr_mr_cache_stats)                      \
+	}
+/* -FI_ENOSYS on a domain with no cache (software domains). */
+HMR_EXPORT int hmr_mr_cache_stats(struct fid_domain *domain,
+                                  struct hmr_mr_cache_stats *stats);
 
 #ifdef __cplusplus
 }

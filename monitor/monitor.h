@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* monitor.h: memory monitors: who learns that pages leave an address range. */
+#ifndef HMR_MONITOR_MONITOR_H
+#define HMR_MONITOR_MONITOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * A registration (a NIC's pinned pages, a cached memtype answer) describes
+ * an address range; when the process unmaps or remaps that range, or gives
+ * its pages back (madvise DONTNEED/FREE/REMOVE, brk shrinking, shmdt), the
+ * description is stale.  A monitor reports such events to subscribers:
+ * the registration caches (cache/) and hmem's memtype cache.  One monitor
+ * runs per process (the hooks and the userfaultfd are process-wide); its
+ * kind comes from the setting FI_MR_CACHE_MONITOR at the first start.
+ *
+ * - memhooks: libc's munmap, mremap, madvise, brk, sbrk and shmdt (and
+ *   mmap with MAP_FIXED, which replaces pages) are patched so the event is
+ *   delivered on the calling thread BEFORE the kernel sees the call:
+ *   rdma-core wants a region deregistered before its memory is gone.
+ *   Another library's patch found in place (UCX's, libfabric's) is chained
+ *   to, not overwritten; a patch of ours overwritten later is detected by
+ *   hmr__monitor_intact() and the caches then stop caching (fail safe).
+ * - userfaultfd: the kernel reports UNMAP, REMOVE and REMAP for watched
+ *   ranges only, AFTER the fact, to a thread of ours; a fallback, with that
+ *   limit (doc/cache.md).  Refused (EPERM in containers): start fails with
+ *   the reason and the caller falls back.
+ * - kdreg2: an out-of-tree kernel module; start fails with "not available,
+ *   because /dev/kdreg2 is absent" where it is absent.
+ * - import: no hooks; the application reports its allocator's frees with
+ *   hmr_mr_cache_invalidate() (include/hmr/hmr.h), which lands in
+ *   hmr__monitor_notify().
+ * - disabled: nothing is reported; the caches do not cache.
+ *
+ * Rules for subscribers (the reason this header exists):
+ * - `unmapped` runs inside the hooked call, on any thread, possibly while
+ *   that thread is inside malloc or free: it must not allocate, must not
+ *   call anything that may allocate, and must not take a lock that a
+ *   thread may hold while it allocates or unmaps.
+ * - Events nest: work done for an event (ibv_dereg_mr frees memory) may
+ *   unmap.  The monitor delivers nested events with `nested` true; a
+ *   subscriber then only marks, and does the rest in `drain`, which the
+ *   monitor calls once the outermost event's `unmapped` calls returned
+ *   (still before the outermost unmap proceeds), again until no drain
+ *   reports more work.
+ */
+enum hmr_monitor_kind {
+	HMR_MONITOR_DISABLED = 0,
+	HMR_MONITOR_MEMHOOKS,
+	HMR_MONITOR_USERFAULTFD,
+	HMR_MONITOR_KDREG2,
+	HMR_MONITOR_IMPORT,
+};
+
+struct hmr_monitor_sub {
+	/* [start, start + len) loses its pages (len > 0; start + len does
+	 * not wrap: the monitor clips). */
+	void (*unmapped)(struct hmr_monitor_sub *sub, uintptr_t start,
+	                 size_t len, bool nested);
+	/* Finish what nested events left; true when it did some work (the
+	 * monitor calls drains again until all say false).  May be NULL. */
+	bool (*drain)(struct hmr_monitor_sub *sub);
+	/* Owned by monitor/: the subscriber list (lock-free to walk). */
+	struct hmr_monitor_sub *_Atomic next;
+};
+
+/* Start the process's monitor if it is not running: the kind from the
+ * setting FI_MR_CACHE_MONITOR (memhooks | userfaultfd | kdreg2 | import |
+ * disabled; default memhooks, see doc/cache.md for why).  0 when running;
+ * otherwise a negative code, and `why` says why ("userfaultfd: EPERM,
+ * vm.unprivileged_userfaultfd is 0; memhooks used instead").  A refused
+ * kind falls back to memhooks, then disabled; the kind in force is what
+ * hmr__monitor_kind() answers.  Thread-safe; idempotent. */
+int hmr__monitor_start(char *why, size_t why_len);
+enum hmr_monitor_kind hmr__monitor_kind(void);
+const char *hmr__monitor_kind_name(enum hmr_monitor_kind kind);
+
+/* Subscribers are added and removed at cache open/close (not per event);
+ * remove waits until no thread is inside the subscriber's callbacks. */
+void hmr__monitor_subscribe(struct hmr_monitor_sub *sub);
+void hmr__monitor_unsubscribe(struct hmr_monitor_sub *sub);
+
+/* Ranges a subscriber depends on: userfaultfd registers them with the
+ * kernel (it reports nothing outside them); the hooks ignore them.  Never
+ * widened beyond the pages of [start, start + len).  Counted, so two
+ * watchers of one page both stay covered.  0, or a negative code when
+ * the kernel refused (the caller then must not cache the range). */
+int hmr__monitor_watch(uintptr_t start, size_t len);
+void hmr__monitor_unwatch(uintptr_t start, size_t len);
+
+/* Deliver an event as if a hook saw it: the import monitor's entry, and
+ * what tests use.  Runs subscribers and drains on this thread. */
+void hmr__monitor_notify(uintptr_t start, size_t len);
+
+/* memhooks: false once another library overwrote one of our patches (the
+ * caches stop caching and say so).  Cheap: compares a few bytes. */
+bool hmr__monitor_intact(void);
+
+/* The process forked since the monitor started: true in the child (its
+ * registrations are the parent's; caches must not use them). */
+bool hmr__monitor_forked(void);
+
+#endif /* HMR_MONITOR_MONITOR_H */
