@@ -118,4 +118,18 @@ void hmr__memtype_insert(uintptr_t start, uintptr_t end,
 /* An allocation or mapping ended: forget everything in [start, end). */
 void hmr__memtype_remove(uintptr_t start, uintptr_t end);
 
+/*
+ * Host answers go through these two (the rules: memtype.c).  Take the
+ * ticket before asking the backends; the insert then remembers
+ * [start, end) as host memory only if no monitor event ran since, the
+ * monitor is one that reports before the kernel acts, and every page is
+ * mapped readable.  The first insert starts the monitor (lazily).
+ */
+#define HMR_MEMTYPE_NO_TICKET UINT64_MAX
+uint64_t hmr__memtype_host_ticket(void);
+void hmr__memtype_insert_host(uintptr_t start, uintptr_t end, uint64_t ticket);
+
+/* hostmap.c: every page of [start, end) is mapped and readable now. */
+bool hmr__hmem_host_accessible(uintptr_t start, uintptr_t end);
+
 #endif /* HMR_HMEM_HMEM_H */
