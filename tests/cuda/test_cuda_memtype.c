@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_cuda_memtype.c: a freed CUDA address is never remembered as host. */
 #include "cuda_util.h"
+#include "hmem_reuse.h"
 
-#define MIB (1 << 20)
+static void *alloc_mib(void *ctx)
+{
+	return (void *)(uintptr_t)sim_alloc_on(ctx, 0, 1 << 20);
+}
+
+static void free_it(void *ctx, void *p)
+{
+	ASSERT_EQ(((struct sim *)ctx)->free((uintptr_t)p), 0);
+}
 
 /*
  * Issue 11: cuMemAlloc, cuMemFree, classify the freed address (host,
@@ -15,27 +24,12 @@
  */
 HMR_TEST(cuda_freed_address_reallocated_is_device)
 {
-	struct hmr_hmem_info info;
-	unsigned long long p, q;
 	struct sim s;
+	struct reuse_ops o = {alloc_mib, free_it, &s};
 
 	case_env("FI_MR_CACHE_MONITOR", "import");
 	s = sim_open();
-	p = sim_alloc_on(&s, 0, MIB);
-	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)p, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_CUDA);
-	ASSERT_EQ(s.free(p), 0);
-	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)p, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
-	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)p, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
-	q = sim_alloc_on(&s, 0, MIB);
-	ASSERT_U64_EQ(q, p); /* The simulator hands the address back. */
-	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)p, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_CUDA);
-	ASSERT_EQ(info.device, 0);
-	ASSERT_U64_EQ(info.base, q);
-	ASSERT_EQ(s.free(q), 0);
+	expect_reuse_is_device(&o, FI_HMEM_CUDA);
 }
 
 HMR_TEST_MAIN()

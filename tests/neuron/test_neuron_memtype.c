@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include "hmem/hmem.h"
+#include "hmem_reuse.h"
 #include "monitor/monitor.h"
 #include "neuron_util.h"
 
@@ -20,27 +21,27 @@ static struct app start(const char *monitor)
 	return app_open();
 }
 
+static nrt_tensor_t *last; /* The tensor alloc_64k made last. */
+
+static void *alloc_64k(void *ctx)
+{
+	last = app_alloc(ctx, NRT_TENSOR_PLACEMENT_DEVICE, 0, 64 * KIB);
+	return app_va(ctx, last);
+}
+
+static void free_last(void *ctx, void *p)
+{
+	ASSERT_PTR_EQ(p, app_va(ctx, last));
+	((struct app *)ctx)->free(&last);
+}
+
+/* The freed VA goes back to the window: not readable, not remembered. */
 HMR_TEST(neuron_freed_address_reallocated_is_device)
 {
 	struct app a = start("import");
-	nrt_tensor_t *t =
-	        app_alloc(&a, NRT_TENSOR_PLACEMENT_DEVICE, 0, 64 * KIB);
-	char *va = app_va(&a, t);
-	struct hmr_hmem_info info;
+	struct reuse_ops o = {alloc_64k, free_last, &a};
 
-	ASSERT_OK(hmr_hmem_query(va, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_NEURON);
-	a.free(&t);
-	ASSERT_OK(hmr_hmem_query(va, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
-	ASSERT_OK(hmr_hmem_query(va, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
-	t = app_alloc(&a, NRT_TENSOR_PLACEMENT_DEVICE, 0, 64 * KIB);
-	ASSERT_PTR_EQ(app_va(&a, t), va); /* The simulator reuses it. */
-	ASSERT_OK(hmr_hmem_query(va, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_NEURON);
-	ASSERT_U64_EQ(info.base, (uintptr_t)va);
-	a.free(&t);
+	expect_reuse_is_device(&o, FI_HMEM_NEURON);
 }
 
 /* Host memory at `host` is classified and remembered, then unmapped;

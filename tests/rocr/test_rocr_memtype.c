@@ -1,38 +1,32 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_rocr_memtype.c: a freed ROCr address is never remembered as host. */
+#include "hmem_reuse.h"
 #include "rocr_util.h"
 
-#define MIB (1 << 20)
+static void *alloc_mib(void *ctx)
+{
+	return gpu_alloc(ctx, 0, 1 << 20);
+}
+
+static void free_it(void *ctx, void *p)
+{
+	app_free(ctx, p);
+}
 
 /*
- * Allocate, free, classify the freed address (host), allocate again at
- * the same address: the new memory is ROCr's.  The freed address is back
- * in the runtime's PROT_NONE reservation, where it allocates again
- * without an mmap a monitor could report.  Host caching is on (the
- * import monitor) so that only that rule keeps hmr right.
+ * The freed address is back in the runtime's PROT_NONE reservation,
+ * where it allocates again without an mmap a monitor could report.  Host
+ * caching is on (the import monitor) so that only that rule keeps hmr
+ * right.
  */
 HMR_TEST(rocr_freed_address_reallocated_is_device)
 {
-	struct hmr_hmem_info info;
 	struct app a;
-	char *p, *q;
+	struct reuse_ops o = {alloc_mib, free_it, &a};
 
 	case_env("FI_MR_CACHE_MONITOR", "import");
 	a = app_open();
-	p = gpu_alloc(&a, 0, MIB);
-	ASSERT_OK(hmr_hmem_query(p, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_ROCR);
-	app_free(&a, p);
-	ASSERT_OK(hmr_hmem_query(p, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
-	ASSERT_OK(hmr_hmem_query(p, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
-	q = gpu_alloc(&a, 0, MIB);
-	ASSERT_PTR_EQ(q, p); /* The simulator hands the address back. */
-	ASSERT_OK(hmr_hmem_query(p, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_ROCR);
-	ASSERT_U64_EQ(info.base, (uintptr_t)q);
-	app_free(&a, q);
+	expect_reuse_is_device(&o, FI_HMEM_ROCR);
 }
 
 HMR_TEST_MAIN()

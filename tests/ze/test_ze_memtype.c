@@ -1,39 +1,32 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_ze_memtype.c: a freed Level Zero address is never remembered as
  * host. */
+#include "hmem_reuse.h"
 #include "ze_util.h"
 
-#define MIB (1 << 20)
+static void *alloc_mib(void *ctx)
+{
+	return ze_dev_alloc(ctx, 0, 1 << 20);
+}
+
+static void free_it(void *ctx, void *p)
+{
+	ze_free(ctx, p);
+}
 
 /*
- * Allocate, free, classify the freed address (host), allocate again at
- * the same address: the new memory is Level Zero's.  The freed address is
- * back in the driver's PROT_NONE heap, where it allocates again without
- * an mmap a monitor could report.  Host caching is on (the import
- * monitor) so that only that rule keeps hmr right.
+ * The freed address is back in the driver's PROT_NONE heap, where it
+ * allocates again without an mmap a monitor could report.  Host caching
+ * is on (the import monitor) so that only that rule keeps hmr right.
  */
 HMR_TEST(ze_freed_address_reallocated_is_device)
 {
-	struct hmr_hmem_info info;
 	struct ze_drv d;
-	char *p, *q;
+	struct reuse_ops o = {alloc_mib, free_it, &d};
 
 	case_env("FI_MR_CACHE_MONITOR", "import");
 	d = ze_open('a');
-	p = ze_dev_alloc(&d, 0, MIB);
-	ASSERT_OK(hmr_hmem_query(p, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_ZE);
-	ze_free(&d, p);
-	ASSERT_OK(hmr_hmem_query(p, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
-	ASSERT_OK(hmr_hmem_query(p, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
-	q = ze_dev_alloc(&d, 0, MIB);
-	ASSERT_PTR_EQ(q, p); /* The simulator hands the address back. */
-	ASSERT_OK(hmr_hmem_query(p, 4096, &info));
-	ASSERT_EQ(info.iface, FI_HMEM_ZE);
-	ASSERT_U64_EQ(info.base, (uintptr_t)q);
-	ze_free(&d, q);
+	expect_reuse_is_device(&o, FI_HMEM_ZE);
 	ze_close(&d);
 }
 
