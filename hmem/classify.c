@@ -91,8 +91,15 @@ static int classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
 
 int hmr_hmem_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
 {
-	if (!ptr || !info || !hmr__range_valid((uintptr_t)ptr, len))
+	uint64_t end;
+
+	if (!ptr || !info || !len || !hmr__range_end((uintptr_t)ptr, len, &end))
 		return -FI_EINVAL;
+	/* Known host memory asked about by its start: no call at all. */
+	if (hmr__memtype_host_hit((uintptr_t)ptr, end)) {
+		host_info(info);
+		return 0;
+	}
 	return classify(ptr, len, info);
 }
 

@@ -41,18 +41,17 @@ static _Atomic size_t count; /* (write_lock; seq for readers) */
  * answers that without the search's chain of dependent loads.  A slot is
  * overwritten on collision; the sorted array still has every range.
  */
-#define HOST_SLOTS 1024
-static _Atomic uintptr_t host_start[HOST_SLOTS], host_end[HOST_SLOTS];
-static _Atomic unsigned seq = 2; /* Odd while a writer works. */
+#define HOST_SLOTS HMR_MEMTYPE_HOST_SLOTS
+#define host_start hmr__memtype_host_start
+#define host_end   hmr__memtype_host_end
+#define seq        hmr__memtype_seq
+#define host_slot  hmr__memtype_host_slot
+_Atomic uintptr_t host_start[HOST_SLOTS], host_end[HOST_SLOTS];
+_Atomic unsigned seq = 2; /* Odd while a writer works. */
 static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define LD(x)    atomic_load_explicit(&(x), memory_order_relaxed)
 #define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
-
-static size_t host_slot(uintptr_t start)
-{
-	return (size_t)(((start >> 6) * 0x9e3779b97f4a7c15ULL) >> 54);
-}
 
 /* The index of the last entry with start <= addr, or -1. */
 /* Branch-free: the conditional move keeps the search's cost the same
@@ -129,23 +128,15 @@ static int search(uintptr_t addr, uint64_t aend, struct hmr_hmem_info *info)
 
 int hmr__memtype_lookup(uintptr_t addr, size_t len, struct hmr_hmem_info *info)
 {
-	unsigned s1 = atomic_load_explicit(&seq, memory_order_acquire), s2;
-	size_t h = host_slot(addr);
+	unsigned s1 = atomic_load_explicit(&seq, memory_order_acquire);
 	uint64_t aend;
-	uintptr_t end;
 
 	if (!hmr__range_end(addr, len, &aend))
 		return 0;
-	/* A host buffer asked about by its start: one probe. */
-	if (!(s1 & 1) && LD(host_start[h]) == addr) {
-		end = LD(host_end[h]);
-		atomic_thread_fence(memory_order_acquire);
-		s2 = atomic_load_explicit(&seq, memory_order_relaxed);
-		if (s1 == s2 && aend <= end) {
-			memset(info, 0, sizeof(*info));
-			info->iface = FI_HMEM_SYSTEM;
-			return 1;
-		}
+	if (hmr__memtype_host_hit(addr, aend)) {
+		memset(info, 0, sizeof(*info));
+		info->iface = FI_HMEM_SYSTEM;
+		return 1;
 	}
 	/* This thread's last answer, if nothing changed since. */
 	if (last.seq == s1 && addr >= last.start && aend <= last.end) {
