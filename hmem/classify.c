@@ -232,21 +232,23 @@ int hmr_hmem_ipc_open(enum fi_hmem_iface iface, uint64_t device,
 	if (!b->query(*ptr, 1, &info) && info.size &&
 	    hmr__range_end(info.base, info.size, &end))
 		hmr__memtype_insert(info.base, end, &info);
-	else
-		hmr__memtype_remove((uintptr_t)*ptr, (uintptr_t)*ptr + 1);
+	else if (hmr__range_end((uintptr_t)*ptr, 1, &end))
+		hmr__memtype_remove((uintptr_t)*ptr, end);
 	return 0;
 }
 
 int hmr_hmem_ipc_close(enum fi_hmem_iface iface, void *ptr)
 {
 	const struct hmr_backend_ops *b = hmr__hmem_backend(iface);
+	uint64_t end;
 
 	if (!ptr || iface == FI_HMEM_SYSTEM)
 		return -FI_EINVAL;
 	if (!b)
 		return -FI_ENOSYS;
 	/* Whatever the close answers, the range it held is not known. */
-	hmr__memtype_remove((uintptr_t)ptr, (uintptr_t)ptr + 1);
+	if (hmr__range_end((uintptr_t)ptr, 1, &end))
+		hmr__memtype_remove((uintptr_t)ptr, end);
 	return b->ipc_close(ptr);
 }
 
