@@ -81,31 +81,49 @@ static int parse_kind(const char *s, enum hmr_monitor_kind *out)
 	return -FI_EINVAL;
 }
 
+/* Append to a reason already in why. */
+static void append(char *why, size_t why_len, const char *fmt, const char *s)
+{
+	size_t used = strnlen(why, why_len);
+
+	if (used + 1 < why_len)
+		snprintf(why + used, why_len - used, fmt, s);
+}
+
 /* Try the kinds from `want` down the fallback order: userfaultfd and
- * kdreg2 fall back to memhooks, memhooks to disabled. */
+ * kdreg2 fall back to memhooks, memhooks to disabled; why says what was
+ * refused and what runs instead. */
 static enum hmr_monitor_kind start_kind(enum hmr_monitor_kind want, char *why,
                                         size_t why_len)
 {
+	char hooks_why[256];
+	int rc;
+
 	switch (want) {
 	case HMR_MONITOR_KDREG2:
-		if (!hmr__monitor_kdreg2_start(why, why_len))
-			return want;
+		rc = hmr__monitor_kdreg2_start(why, why_len);
 		break;
 	case HMR_MONITOR_USERFAULTFD:
-		if (!hmr__monitor_uffd_start(why, why_len))
-			return want;
+		rc = hmr__monitor_uffd_start(why, why_len);
 		break;
 	case HMR_MONITOR_MEMHOOKS:
 		if (!hmr__monitor_hooks_start(why, why_len))
 			return want;
+		append(why, why_len, "%s", "; no monitor, caching disabled");
+		hmr_warn("%s", why);
 		return HMR_MONITOR_DISABLED;
 	default:
 		return want;
 	}
-	hmr_warn("monitor %s not available: %s; memhooks used instead",
-	         kind_names[want], why);
-	if (!hmr__monitor_hooks_start(why, why_len))
+	if (!rc)
+		return want;
+	if (!hmr__monitor_hooks_start(hooks_why, sizeof(hooks_why))) {
+		append(why, why_len, "%s", "; memhooks used instead");
+		hmr_warn("%s", why);
 		return HMR_MONITOR_MEMHOOKS;
+	}
+	append(why, why_len, "; %s; no monitor, caching disabled", hooks_why);
+	hmr_warn("%s", why);
 	return HMR_MONITOR_DISABLED;
 }
 
