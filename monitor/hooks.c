@@ -42,10 +42,36 @@
  * internal allocators), and calls while the hooks are being installed.
  */
 
+/*
+ * ThreadSanitizer: glibc gives a finished thread's unused stack back with
+ * madvise after TSan has dropped the thread's state; instrumented code
+ * run there crashes in TSan's function-entry tracing.  So the hooks carry
+ * no instrumentation, and under TSan only, the madvise of the calling
+ * thread's own stack below its frame (nothing else calls that) is passed
+ * on without an event.
+ */
+#if defined(__clang__) && defined(__has_attribute)
+#if __has_attribute(disable_sanitizer_instrumentation)
+#define HOOK __attribute__((disable_sanitizer_instrumentation))
+#endif
+#endif
+#ifndef HOOK
+#define HOOK __attribute__((no_sanitize("address", "thread")))
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+
 enum { H_MUNMAP, H_MREMAP, H_MADVISE, H_BRK, H_SHMDT, H_MMAP, H_COUNT };
 
 static struct hmr__patch patches[H_COUNT];
-static uintptr_t page_mask; /* Written once before the first patch. */
+/* Written before the first patch; atomic because the hooks that read it
+ * are reached through code the sanitizers cannot see ordered. */
+static atomic_uintptr_t page_mask;
 /* Serialises installing and re-chaining. */
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool installed, overwritten;
@@ -53,14 +79,15 @@ static atomic_bool installed, overwritten;
 /* The pages [start, start + len) touches: what the kernel acts on. */
 static void event(uintptr_t start, size_t len)
 {
+	uintptr_t mask = atomic_load_explicit(&page_mask, memory_order_relaxed);
 	uint64_t end;
 
 	if (!len)
 		return;
 	if (!hmr__range_end(start, len, &end) ||
-	    !hmr__align_up(end, page_mask + 1, &end))
-		end = UINT64_MAX & ~(uint64_t)page_mask;
-	start &= ~page_mask;
+	    !hmr__align_up(end, mask + 1, &end))
+		end = UINT64_MAX & ~(uint64_t)mask;
+	start &= ~mask;
 	if (end > start)
 		hmr__monitor_notify(start, (size_t)(end - start));
 }
@@ -68,7 +95,7 @@ static void event(uintptr_t start, size_t len)
 #define NEXT(h, type)                                                          \
 	((type)atomic_load_explicit(&patches[h].next, memory_order_acquire))
 
-static int hook_munmap(void *addr, size_t len)
+HOOK static int hook_munmap(void *addr, size_t len)
 {
 	event((uintptr_t)addr, len);
 	return NEXT(H_MUNMAP, int (*)(void *, size_t))(addr, len);
@@ -76,8 +103,8 @@ static int hook_munmap(void *addr, size_t len)
 
 /* glibc's mremap is variadic: new_address is read only with
  * MREMAP_FIXED, as the kernel does. */
-static void *hook_mremap(void *old, size_t old_len, size_t new_len, int flags,
-                         void *new_addr)
+HOOK static void *hook_mremap(void *old, size_t old_len, size_t new_len,
+                              int flags, void *new_addr)
 {
 	event((uintptr_t)old, old_len);
 	if (flags & MREMAP_FIXED)
@@ -86,8 +113,20 @@ static void *hook_mremap(void *old, size_t old_len, size_t new_len, int flags,
 	        old, old_len, new_len, flags, new_addr);
 }
 
-static int hook_madvise(void *addr, size_t len, int advice)
+HOOK static int hook_madvise(void *addr, size_t len, int how)
 {
+	int advice = how;
+
+#ifdef UNDER_TSAN
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+
+	uint64_t end;
+
+	/* glibc's advise_stack_range: up to 16 KiB and a page below sp. */
+	if (len && hmr__range_end((uintptr_t)addr, len, &end) && end <= sp &&
+	    sp - end < (64 << 10))
+		advice = -1;
+#endif
 	switch (advice) {
 	case MADV_DONTNEED:
 	case MADV_FREE:
@@ -96,12 +135,12 @@ static int hook_madvise(void *addr, size_t len, int advice)
 		event((uintptr_t)addr, len);
 		break;
 	}
-	return NEXT(H_MADVISE, int (*)(void *, size_t, int))(addr, len, advice);
+	return NEXT(H_MADVISE, int (*)(void *, size_t, int))(addr, len, how);
 }
 
 /* brk is rare (malloc moves the break by 128 KiB and more): asking the
  * kernel for the current break costs nothing that matters. */
-static int hook_brk(void *addr)
+HOOK static int hook_brk(void *addr)
 {
 	uintptr_t cur = (uintptr_t)syscall(SYS_brk, 0);
 
@@ -185,7 +224,7 @@ out:
 	return len;
 }
 
-static int hook_shmdt(const void *addr)
+HOOK static int hook_shmdt(const void *addr)
 {
 	event((uintptr_t)addr, mapping_len((uintptr_t)addr));
 	return NEXT(H_SHMDT, int (*)(const void *))(addr);
@@ -193,8 +232,8 @@ static int hook_shmdt(const void *addr)
 
 /* MAP_FIXED replaces whatever was mapped there (MAP_FIXED_NOREPLACE does
  * not: it fails instead, and has no MAP_FIXED bit). */
-static void *hook_mmap(void *addr, size_t len, int prot, int flags, int fd,
-                       off_t off)
+HOOK static void *hook_mmap(void *addr, size_t len, int prot, int flags, int fd,
+                            off_t off)
 {
 	if (flags & MAP_FIXED)
 		event((uintptr_t)addr, len);
@@ -275,7 +314,7 @@ int hmr__monitor_hooks_start(char *why, size_t why_len)
 	pthread_mutex_lock(&patch_lock);
 	if (atomic_load(&installed))
 		goto out;
-	page_mask = (uintptr_t)sysconf(_SC_PAGESIZE) - 1;
+	atomic_store(&page_mask, (uintptr_t)sysconf(_SC_PAGESIZE) - 1);
 	libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	if (!libc) {
 		snprintf(why, why_len, "memhooks: libc.so.6 is not loaded");

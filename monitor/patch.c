@@ -37,6 +37,49 @@ struct plan {
 
 typedef void (*fn)(void);
 
+/* Reads and writes of libc's text bypass the sanitizers: they have no
+ * shadow for code (TSan faults writing it), and their interceptors of
+ * memcmp and memcpy would look there.  Byte loops through volatile
+ * pointers, so the compiler does not turn them back into calls. */
+#define NO_SAN __attribute__((no_sanitize("address", "thread")))
+
+NO_SAN static bool same(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	const volatile uint8_t *x = a;
+
+	while (n--)
+		if (*x++ != *b++)
+			return false;
+	return true;
+}
+
+NO_SAN static void copy(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	volatile uint8_t *d = dst;
+	const volatile uint8_t *s = src;
+
+	while (n--)
+		*d++ = *s++;
+}
+
+NO_SAN static uint64_t load64(const uint64_t *p)
+{
+	return *(const volatile uint64_t *)p;
+}
+
+/* One locked compare-and-swap of an aligned word: other CPUs fetch the
+ * old or the new 8 bytes, never a mix. */
+NO_SAN static bool cas64(uint64_t *p, uint64_t old, uint64_t val)
+{
+	uint64_t prev;
+
+	__asm__ volatile("lock cmpxchgq %2, %1"
+	                 : "=a"(prev), "+m"(*p)
+	                 : "r"(val), "0"(old)
+	                 : "memory");
+	return prev == old;
+}
+
 static fn to_fn(uintptr_t a)
 {
 	return (fn)a;
@@ -46,7 +89,7 @@ static fn to_fn(uintptr_t a)
  * position-independent kinds that open libc's system call wrappers
  * (register moves, immediates, push, arithmetic on registers); 0 for
  * anything else, which we then refuse to move into a trampoline. */
-static size_t insn_len(const uint8_t *c)
+NO_SAN static size_t insn_len(const uint8_t *c)
 {
 	size_t rex = (c[0] & 0xf0) == 0x40;
 	const uint8_t *o = c + rex;
@@ -79,25 +122,25 @@ static size_t insn_len(const uint8_t *c)
 
 /* Another library's patch: a jump written at the entry.  Its target is
  * that library's hook, with the function's own signature. */
-static fn foreign_target(const uint8_t *c)
+NO_SAN static fn foreign_target(const uint8_t *c)
 {
 	static const uint8_t rip0[] = {0xff, 0x25, 0, 0, 0, 0};
 	int32_t rel;
 	uint64_t abs;
 
 	if (c[0] == 0xe9) {
-		memcpy(&rel, c + 1, 4);
+		copy((uint8_t *)&rel, c + 1, 4);
 		return to_fn((uintptr_t)c + JMP32 + (intptr_t)rel);
 	}
-	if (!memcmp(c, rip0, sizeof(rip0))) {
-		memcpy(&abs, c + 6, 8);
+	if (same(c, rip0, sizeof(rip0))) {
+		copy((uint8_t *)&abs, c + 6, 8);
 		return to_fn(abs);
 	}
 	/* movabs $x, %rax; jmp *%rax  and  movabs $x, %r11; jmp *%r11 */
 	if ((c[0] == 0x48 && c[1] == 0xb8 && c[10] == 0xff && c[11] == 0xe0) ||
 	    (c[0] == 0x49 && c[1] == 0xbb && c[10] == 0x41 && c[11] == 0xff &&
 	     c[12] == 0xe3)) {
-		memcpy(&abs, c + 2, 8);
+		copy((uint8_t *)&abs, c + 2, 8);
 		return to_fn(abs);
 	}
 	return NULL;
@@ -107,7 +150,7 @@ static fn foreign_target(const uint8_t *c)
  * assembler's alignment no-ops (or int3s) after an instruction that does
  * not fall through (ret, jmp, or a call to a noreturn function such as
  * __stack_chk_fail).  NULL when there are none. */
-static uint8_t *find_padding(uint8_t *entry)
+NO_SAN static uint8_t *find_padding(uint8_t *entry)
 {
 	static const uint8_t nops[][10] = {
 	        {0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0},
@@ -124,7 +167,7 @@ static uint8_t *find_padding(uint8_t *entry)
 
 	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		pad = entry - lens[i];
-		if (memcmp(pad, nops[i], lens[i]))
+		if (!same(pad, nops[i], lens[i]))
 			continue;
 		if (pad[-1] == 0xc3 || pad[-5] == 0xe8 || pad[-5] == 0xe9 ||
 		    pad[-2] == 0xeb)
@@ -135,15 +178,15 @@ static uint8_t *find_padding(uint8_t *entry)
 
 /* Where the jump goes and what the hook will call.  0, or -FI_ENOSYS
  * with why when the entry holds instructions we do not move. */
-static int plan(struct hmr__patch *p, struct plan *pl, char *why,
-                size_t why_len)
+NO_SAN static int plan(struct hmr__patch *p, struct plan *pl, char *why,
+                       size_t why_len)
 {
 	static const uint8_t endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
 	uint8_t *c = p->entry;
 	size_t len, jlen;
 
 	memset(pl, 0, sizeof(*pl));
-	pl->at = c + (memcmp(c, endbr64, 4) ? 0 : 4);
+	pl->at = c + (same(c, endbr64, 4) ? 4 : 0);
 	pl->target = foreign_target(pl->at);
 	len = pl->target ? JMP32 : insn_len(pl->at);
 	if (!pl->target && len && len < JMP32 && len >= JMP8) {
@@ -170,7 +213,7 @@ static int plan(struct hmr__patch *p, struct plan *pl, char *why,
 		         p->name, p->entry);
 		return -FI_ENOSYS;
 	}
-	pl->old = atomic_load((_Atomic uint64_t *)pl->word);
+	pl->old = load64(pl->word);
 	return 0;
 }
 
@@ -222,8 +265,8 @@ static uint8_t *island_near(const uint8_t *near, size_t len)
 
 /* Write bytes of libc's text: the pages are made writable (and stay
  * executable: other threads run them) for the moment of the write. */
-static int text_write(uint8_t *at, size_t len, uint64_t *word, uint64_t old,
-                      uint64_t val)
+NO_SAN static int text_write(uint8_t *at, size_t len, uint64_t *word,
+                             uint64_t old, uint64_t val)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	uintptr_t lo = (uintptr_t)(at ? at : (uint8_t *)word) & ~(pg - 1);
@@ -233,10 +276,9 @@ static int text_write(uint8_t *at, size_t len, uint64_t *word, uint64_t old,
 	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -FI_EACCES;
 	if (at)
-		memcpy(at, &val, len);
+		copy(at, (const uint8_t *)&val, len);
 	else
-		ok = atomic_compare_exchange_strong((_Atomic uint64_t *)word,
-		                                    &old, val);
+		ok = cas64(word, old, val);
 	mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC);
 	return ok ? 0 : -FI_EBUSY;
 }
@@ -301,7 +343,7 @@ int hmr__patch_apply(struct hmr__patch *p, size_t n, char *why, size_t why_len)
 		slot = island + i * SLOT;
 		put_absjmp(slot, (uintptr_t)p[i].hook);
 		if (pl[i].copy) {
-			memcpy(slot + TRAMP, pl[i].at, pl[i].copy);
+			copy(slot + TRAMP, pl[i].at, pl[i].copy);
 			put_absjmp(slot + TRAMP + pl[i].copy,
 			           (uintptr_t)pl[i].at + pl[i].copy);
 		}
@@ -324,8 +366,7 @@ int hmr__patch_apply(struct hmr__patch *p, size_t n, char *why, size_t why_len)
 
 bool hmr__patch_intact(const struct hmr__patch *p)
 {
-	return p->word && atomic_load_explicit((_Atomic uint64_t *)p->word,
-	                                       memory_order_relaxed) == p->mine;
+	return p->word && load64(p->word) == p->mine;
 }
 
 #else /* !__x86_64__ */

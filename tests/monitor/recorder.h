@@ -29,10 +29,11 @@
 
 enum { REC_MAX = 1 << 16 };
 
+/* len is stored last (release): an entry with len 0 is not there yet. */
 struct rec_event {
-	uintptr_t start;
-	size_t len;
-	bool nested;
+	atomic_uintptr_t start;
+	atomic_size_t len;
+	atomic_bool nested;
 };
 
 /* Events go into a fixed array: a subscriber must not allocate. */
@@ -53,9 +54,9 @@ static void rec_unmapped(struct hmr_monitor_sub *sub, uintptr_t start,
 
 	(void)sub;
 	if (i < REC_MAX) {
-		rec.ev[i].start = start;
-		rec.ev[i].len = len;
-		rec.ev[i].nested = nested;
+		atomic_store(&rec.ev[i].start, start);
+		atomic_store(&rec.ev[i].nested, nested);
+		atomic_store(&rec.ev[i].len, len);
 	}
 	if (p && p >= start && p - start < len)
 		atomic_store(&rec.probe_value, *rec.probe);
