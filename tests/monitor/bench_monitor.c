@@ -20,6 +20,8 @@
  * userfaultfd with one other page watched; the unmapped page is not.
  * uffd-event: each page is watched before (not timed) its munmap, which
  * waits in the kernel until the monitor's thread reads the event.
+ * A mode with "-hole" appended unmaps a range where nothing is mapped:
+ * the kernel does almost nothing, so what the hooks add shows.
  */
 
 static uintptr_t watched;
@@ -56,20 +58,22 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "none";
 	int n = argc > 2 ? atoi(argv[2]) : 20000, run, i;
 	bool uffd = !strncmp(mode, "uffd", 4), event = strstr(mode, "event");
+	bool hole = strstr(mode, "hole");
 	double *t = calloc((size_t)n, sizeof(*t)), med[7];
 	char why[256];
 	void *p, *other;
 
-	other = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	other = mmap(NULL, 4096 * 32, PROT_READ | PROT_WRITE,
 	             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (strcmp(mode, "none")) {
+	munmap((char *)other + 4096, 4096 * 31);
+	if (strncmp(mode, "none", 4)) {
 		setenv("FI_MR_CACHE_MONITOR", uffd ? "userfaultfd" : "memhooks",
 		       1);
 		if (hmr__monitor_start(why, sizeof(why))) {
 			fprintf(stderr, "%s\n", why);
 			return 1;
 		}
-		if (strcmp(mode, "memhooks"))
+		if (uffd || strstr(mode, "sub") || event)
 			hmr__monitor_subscribe(&sub);
 		watched = (uintptr_t)other;
 		if (uffd && hmr__monitor_watch(watched, 4096))
@@ -77,9 +81,11 @@ int main(int argc, char **argv)
 	}
 	for (run = 0; run < 7; run++) {
 		for (i = 0; i < n; i++) {
-			p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-			         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			*(volatile char *)p = 1;
+			p = hole ? (char *)other + 4096 * 16
+			         : mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (!hole)
+				*(volatile char *)p = 1;
 			if (event)
 				watched = (uintptr_t)p;
 			if (event && uffd &&
