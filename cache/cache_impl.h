@@ -43,12 +43,11 @@ enum {
 	GRAVE_BATCH = 64 /* Dead entries freed per grace period. */
 };
 
-/* Entry flags (est->flags): written before the entry is published or
- * handed out, or under the cache lock. */
+/* Entry flags (est->flags): written only before the entry is published
+ * or handed out (a user may read them at any time). */
 enum {
 	EF_PUBLISHED = 1 << 0, /* Was in the index: freed after a grace. */
 	EF_WATCHED = 1 << 1,   /* hmr__monitor_watch holds its range. */
-	EF_INDEXED = 1 << 2,   /* In the index now (cache lock). */
 };
 
 /* One lfht node of an entry, with the way back to it. */

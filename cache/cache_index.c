@@ -62,7 +62,7 @@ static int match(struct cds_lfht_node *node, const void *key)
 	const struct cache_inode *in = (const struct cache_inode *)node;
 	const struct ix_key *k = key;
 
-	tsan_acquire(in->e);
+	tsan_acquire(in); /* Published by hmr__cache_ix_add. */
 	return est(in->e)->order == k->order && node_granule(in) == k->gran;
 }
 
@@ -149,7 +149,7 @@ void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 	g0 = granule(e->start, s->order);
 	g1 = granule(e->end - 1, s->order);
 	s->nodes = g0 == g1 ? 1 : 2;
-	s->flags |= EF_PUBLISHED | EF_INDEXED;
+	s->flags |= EF_PUBLISHED;
 	for (i = 0; i < s->nodes; i++) {
 		s->in[i].e = e;
 		cds_lfht_node_init(&s->in[i].node);
@@ -165,7 +165,9 @@ void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 	                      memory_order_relaxed);
 	atomic_store_explicit(&c->nodes, atomic_load(&c->nodes) + s->nodes,
 	                      memory_order_relaxed);
-	tsan_release(e); /* Readers find it through the lfht. */
+	/* Readers find it through the lfht, from either node. */
+	tsan_release(&s->in[0]);
+	tsan_release(&s->in[1]);
 	cds_lfht_add(c->ht, key_hash(g0, s->order), &s->in[0].node);
 	if (s->nodes == 2)
 		cds_lfht_add(c->ht, key_hash(g1, s->order), &s->in[1].node);
@@ -179,7 +181,6 @@ void hmr__cache_ix_del(struct hmr_cache *c, struct hmr_cache_entry *e)
 	for (i = 0; i < s->nodes; i++)
 		cds_lfht_del(c->ht, &s->in[i].node);
 	ring_remove(c, e);
-	s->flags &= ~(uint32_t)EF_INDEXED;
 	if (!--c->order_count[s->order])
 		atomic_fetch_and_explicit(&c->orders, ~(1U << s->order),
 		                          memory_order_relaxed);

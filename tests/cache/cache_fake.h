@@ -109,9 +109,16 @@ static inline void fake_fini(struct fake *f)
 	f->all = NULL;
 }
 
-static inline bool fake_live(struct hmr_cache_entry *e)
+/* Records outlive entries: a test keeps an entry's record to ask after
+ * the cache freed the entry. */
+static inline struct fake_reg *rec(struct hmr_cache_entry *e)
 {
-	return atomic_load(&((struct fake_reg *)e->handle)->live) == 1;
+	return e->handle;
+}
+
+static inline bool fake_live(struct fake_reg *r)
+{
+	return atomic_load(&r->live) == 1;
 }
 
 /* A cache over `f`: max_count, max_size, merge, monitored. */

@@ -19,7 +19,7 @@ static struct hmr_cache_entry *get(struct hmr_cache *c, uintptr_t s, size_t len,
 	ASSERT_OK(hmr__cache_get(c, s, len, access, ID1, &e));
 	ASSERT_TRUE(e->start <= s && s + len <= e->end);
 	ASSERT_EQ(e->access & access, access);
-	ASSERT_TRUE(fake_live(e));
+	ASSERT_TRUE(fake_live(rec(e)));
 	return e;
 }
 
@@ -114,6 +114,7 @@ HMR_TEST(cache_put_keeps_idle_entry)
 
 HMR_TEST(cache_evicts_lru_past_max_count)
 {
+	struct fake_reg *r_a, *r_b;
 	struct fake f;
 	struct hmr_cache *c;
 	struct hmr_cache_entry *a, *b, *d;
@@ -121,13 +122,15 @@ HMR_TEST(cache_evicts_lru_past_max_count)
 	fake_init(&f);
 	c = fake_cache(&f, 2, 0, false, false);
 	a = get(c, B, PG, RW);
+	r_a = rec(a);
 	hmr__cache_put(c, a);
 	b = get(c, B + PG, PG, RW);
+	r_b = rec(b);
 	hmr__cache_put(c, b);
 	hmr__cache_put(c, get(c, B, PG, RW)); /* a used after b. */
 	d = get(c, B + 2 * PG, PG, RW);
-	ASSERT_TRUE(!fake_live(b)); /* The least recently used. */
-	ASSERT_TRUE(fake_live(a));
+	ASSERT_TRUE(!fake_live(r_b)); /* The least recently used. */
+	ASSERT_TRUE(fake_live(r_a));
 	ASSERT_EQ(stats(c).evictions, 1);
 	ASSERT_EQ(stats(c).entries, 2);
 	hmr__cache_put(c, d);
@@ -177,6 +180,7 @@ HMR_TEST(cache_max_count_zero_disables)
 
 HMR_TEST(cache_merge_regions_overlapping)
 {
+	struct fake_reg *r_a;
 	struct fake f;
 	struct hmr_cache *c;
 	struct hmr_cache_entry *a, *b;
@@ -184,12 +188,13 @@ HMR_TEST(cache_merge_regions_overlapping)
 	fake_init(&f);
 	c = fake_cache(&f, 100, 0, true, false);
 	a = get(c, B, 2 * PG, RD);
+	r_a = rec(a);
 	hmr__cache_put(c, a);
 	b = get(c, B + PG, 2 * PG, WR);
 	ASSERT_U64_EQ(f.last->start, B);
 	ASSERT_U64_EQ(f.last->end, B + 3 * PG);
 	ASSERT_U64_EQ(f.last->access, RW); /* Both were requested. */
-	ASSERT_TRUE(!fake_live(a));        /* Idle: gone at once. */
+	ASSERT_TRUE(!fake_live(r_a));      /* Idle: gone at once. */
 	ASSERT_EQ(stats(c).entries, 1);
 	ASSERT_EQ(stats(c).merges, 1);
 	hmr__cache_put(c, b);
@@ -222,6 +227,7 @@ HMR_TEST(cache_merge_regions_adjacent)
 
 HMR_TEST(cache_merge_keeps_old_users_valid)
 {
+	struct fake_reg *r_a;
 	struct fake f;
 	struct hmr_cache *c;
 	struct hmr_cache_entry *a, *b;
@@ -229,12 +235,13 @@ HMR_TEST(cache_merge_keeps_old_users_valid)
 	fake_init(&f);
 	c = fake_cache(&f, 100, 0, true, false);
 	a = get(c, B, PG, RW);
+	r_a = rec(a);
 	b = get(c, B + PG, PG, RW);
-	ASSERT_TRUE(fake_live(a));           /* Its user still holds it. */
+	ASSERT_TRUE(fake_live(r_a));         /* Its user still holds it. */
 	ASSERT_PTR_EQ(get(c, B, PG, RW), b); /* Not handed out again. */
 	hmr__cache_put(c, b);
 	hmr__cache_put(c, a);
-	ASSERT_TRUE(!fake_live(a));
+	ASSERT_TRUE(!fake_live(r_a));
 	ASSERT_EQ(atomic_load(&f.deregs), 1);
 	hmr__cache_put(c, b);
 	fake_close(&f, c);
@@ -306,6 +313,7 @@ static void invalidate_during_reg(struct fake *f, struct hmr_cache_entry *e)
 
 HMR_TEST(cache_reg_racing_invalidate_is_uncached)
 {
+	struct fake_reg *r_a;
 	struct fake f;
 	struct hmr_cache_entry *a, *b;
 	uintptr_t at = B + PG - 1, away = B + 10 * PG;
@@ -315,13 +323,14 @@ HMR_TEST(cache_reg_racing_invalidate_is_uncached)
 	f.on_reg = invalidate_during_reg;
 	f.arg = &at;
 	a = get(race_cache, B, PG, RW);
+	r_a = rec(a);
 	ASSERT_EQ(stats(race_cache).uncached, 1);
 	ASSERT_EQ(stats(race_cache).entries, 0);
 	f.arg = NULL;
 	b = get(race_cache, B, PG, RW); /* Not a: it was never inserted. */
 	ASSERT_TRUE(a != b);
 	hmr__cache_put(race_cache, a);
-	ASSERT_TRUE(!fake_live(a)); /* Deregistered at its last put. */
+	ASSERT_TRUE(!fake_live(r_a)); /* Deregistered at its last put. */
 	hmr__cache_put(race_cache, b);
 	/* An invalidation elsewhere does not make a miss uncached. */
 	f.arg = &away;
@@ -354,6 +363,7 @@ HMR_TEST(cache_different_id_misses)
 
 HMR_TEST(cache_flush_keeps_users_valid)
 {
+	struct fake_reg *r_a, *r_b;
 	struct fake f;
 	struct hmr_cache *c;
 	struct hmr_cache_entry *a, *b;
@@ -361,11 +371,13 @@ HMR_TEST(cache_flush_keeps_users_valid)
 	fake_init(&f);
 	c = fake_cache(&f, 100, 0, false, false);
 	a = get(c, B, PG, RW);
+	r_a = rec(a);
 	b = get(c, B + PG, PG, RW);
+	r_b = rec(b);
 	hmr__cache_put(c, b);
 	hmr__cache_flush(c);
-	ASSERT_TRUE(fake_live(a));
-	ASSERT_TRUE(!fake_live(b));
+	ASSERT_TRUE(fake_live(r_a));
+	ASSERT_TRUE(!fake_live(r_b));
 	ASSERT_PTR_EQ(get(c, B, PG, RW), a); /* Still cached. */
 	hmr__cache_put(c, a);
 	hmr__cache_put(c, a);
@@ -374,6 +386,7 @@ HMR_TEST(cache_flush_keeps_users_valid)
 
 HMR_TEST(cache_close_busy_with_users)
 {
+	struct fake_reg *r_a, *r_b;
 	struct fake f;
 	struct hmr_cache *c;
 	struct hmr_cache_entry *a, *b;
@@ -381,11 +394,13 @@ HMR_TEST(cache_close_busy_with_users)
 	fake_init(&f);
 	c = fake_cache(&f, 100, 0, false, false);
 	a = get(c, B, PG, RW);
+	r_a = rec(a);
 	b = get(c, B + PG, PG, RW);
+	r_b = rec(b);
 	hmr__cache_put(c, b);
 	ASSERT_EQ(hmr__cache_close(c), -FI_EBUSY);
-	ASSERT_TRUE(!fake_live(b)); /* The idle one went. */
-	ASSERT_TRUE(fake_live(a));
+	ASSERT_TRUE(!fake_live(r_b)); /* The idle one went. */
+	ASSERT_TRUE(fake_live(r_a));
 	hmr__cache_put(c, a);
 	fake_close(&f, c);
 }
@@ -409,6 +424,7 @@ HMR_TEST(cache_reg_failure_leaves_nothing)
 
 HMR_TEST(cache_ranges_at_zero_and_top)
 {
+	struct fake_reg *r_a, *r_z;
 	const uintptr_t top = UINTPTR_MAX; /* The last byte. */
 	struct fake f;
 	struct hmr_cache *c;
@@ -421,7 +437,9 @@ HMR_TEST(cache_ranges_at_zero_and_top)
 	ASSERT_EQ(hmr__cache_get(c, top - PG + 1, PG, RW, ID1, &e), -FI_EINVAL);
 	ASSERT_EQ(hmr__cache_get(c, top, 1, RW, ID1, &e), -FI_EINVAL);
 	a = get(c, top - PG, PG, RW);
+	r_a = rec(a);
 	z = get(c, 0, PG, RW);
+	r_z = rec(z);
 	/* Each end of an entry, and one past. */
 	ASSERT_PTR_EQ(get(c, top - 1, 1, RW), a);
 	ASSERT_PTR_EQ(get(c, top - PG, 1, RW), a);
@@ -443,11 +461,11 @@ HMR_TEST(cache_ranges_at_zero_and_top)
 	hmr__cache_invalidate(c, PG, 1);
 	hmr__cache_invalidate(c, top, 1); /* Clipped: the last byte. */
 	hmr__cache_invalidate(c, top - PG - 1, 1);
-	ASSERT_TRUE(fake_live(a) && fake_live(z));
+	ASSERT_TRUE(fake_live(r_a) && fake_live(r_z));
 	hmr__cache_invalidate(c, top - 1, 1);
-	ASSERT_TRUE(!fake_live(a));
+	ASSERT_TRUE(!fake_live(r_a));
 	hmr__cache_invalidate(c, 0, 1);
-	ASSERT_TRUE(!fake_live(z));
+	ASSERT_TRUE(!fake_live(r_z));
 	fake_close(&f, c);
 }
 
@@ -496,6 +514,7 @@ static void get_during_reg(struct fake *f, struct hmr_cache_entry *e)
 
 HMR_TEST(cache_concurrent_misses_of_one_range_both_valid)
 {
+	struct fake_reg *r_a, *r_b;
 	struct fake f;
 	struct hmr_cache_entry *a, *b;
 
@@ -503,8 +522,10 @@ HMR_TEST(cache_concurrent_misses_of_one_range_both_valid)
 	twice_cache = fake_cache(&f, 100, 0, false, false);
 	f.on_reg = get_during_reg;
 	a = get(twice_cache, B, PG, RW);
+	r_a = rec(a);
 	b = f.arg;
-	ASSERT_TRUE(a != b && fake_live(a) && fake_live(b));
+	r_b = rec(b);
+	ASSERT_TRUE(a != b && fake_live(r_a) && fake_live(r_b));
 	hmr__cache_put(twice_cache, a);
 	hmr__cache_put(twice_cache, b);
 	ASSERT_EQ(atomic_load(&f.regs), 2);

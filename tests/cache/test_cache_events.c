@@ -34,6 +34,7 @@ static struct hmr_cache_entry *get(struct hmr_cache *c, uintptr_t s, size_t len)
 
 HMR_TEST(cache_monitor_event_invalidates)
 {
+	struct fake_reg *r_a, *r_b;
 	struct fake f;
 	struct hmr_cache *c;
 	struct hmr_cache_entry *a, *b;
@@ -41,14 +42,16 @@ HMR_TEST(cache_monitor_event_invalidates)
 	fake_init(&f);
 	c = monitored(&f);
 	a = get(c, B, PG);
+	r_a = rec(a);
 	hmr__cache_put(c, a);
 	b = get(c, B + PG, PG);
+	r_b = rec(b);
 	hmr__monitor_notify(B, 2 * PG);
-	ASSERT_TRUE(!fake_live(a)); /* Idle: before notify returned. */
-	ASSERT_TRUE(fake_live(b));  /* In use: at its last put. */
+	ASSERT_TRUE(!fake_live(r_a)); /* Idle: before notify returned. */
+	ASSERT_TRUE(fake_live(r_b));  /* In use: at its last put. */
 	ASSERT_EQ(stats(c).entries, 0);
 	hmr__cache_put(c, b);
-	ASSERT_TRUE(!fake_live(b));
+	ASSERT_TRUE(!fake_live(r_b));
 	/* An event elsewhere leaves entries alone. */
 	hmr__cache_put(c, get(c, B, PG));
 	hmr__monitor_notify(B + PG, PG);
@@ -59,18 +62,20 @@ HMR_TEST(cache_monitor_event_invalidates)
 /* Deregistering A unmaps B's memory (a nested event): B is only marked
  * then, and deregistered by the drain before the outer event returns. */
 static struct hmr_cache_entry *nested_b;
+static struct fake_reg *r_nested_b;
 static int b_live_after_nested = -1;
 static void dereg_unmaps(struct fake *f, struct hmr_cache_entry *e)
 {
 	if (e == nested_b || b_live_after_nested >= 0)
 		return;
 	hmr__monitor_notify(nested_b->start, PG);
-	b_live_after_nested = fake_live(nested_b);
+	b_live_after_nested = fake_live(r_nested_b);
 	(void)f;
 }
 
 HMR_TEST(cache_nested_event_defers_to_drain)
 {
+	struct fake_reg *r_a;
 	struct fake f;
 	struct hmr_cache *c;
 	struct hmr_cache_entry *a;
@@ -78,20 +83,23 @@ HMR_TEST(cache_nested_event_defers_to_drain)
 	fake_init(&f);
 	c = monitored(&f);
 	a = get(c, B, PG);
+	r_a = rec(a);
 	hmr__cache_put(c, a);
 	nested_b = get(c, B + 8 * PG, PG);
+	r_nested_b = rec(nested_b);
 	hmr__cache_put(c, nested_b);
 	f.on_dereg = dereg_unmaps;
 	hmr__monitor_notify(B, PG);
 	ASSERT_EQ(b_live_after_nested, 1); /* Not inside the nested event. */
-	ASSERT_TRUE(!fake_live(a));
-	ASSERT_TRUE(!fake_live(nested_b)); /* By the drain. */
+	ASSERT_TRUE(!fake_live(r_a));
+	ASSERT_TRUE(!fake_live(r_nested_b)); /* By the drain. */
 	ASSERT_EQ(stats(c).entries, 0);
 	fake_close(&f, c);
 }
 
 HMR_TEST(cache_fork_child_bypasses)
 {
+	struct fake_reg *r_a, *r_b;
 	struct fake f;
 	struct hmr_cache *c;
 	struct hmr_cache_entry *a, *b;
@@ -101,6 +109,7 @@ HMR_TEST(cache_fork_child_bypasses)
 	fake_init(&f);
 	c = monitored(&f);
 	a = get(c, B, PG);
+	r_a = rec(a);
 	hmr__cache_put(c, a);
 	fflush(stdout);
 	pid = fork();
@@ -108,20 +117,21 @@ HMR_TEST(cache_fork_child_bypasses)
 	if (pid == 0) {
 		/* Nothing of the parent's handed out or deregistered. */
 		b = get(c, B, PG);
+		r_b = rec(b);
 		if (b == a || atomic_load(&f.regs) != 2)
 			_exit(10);
 		hmr__cache_put(c, b);
-		if (fake_live(b) || !fake_live(a))
+		if (fake_live(r_b) || !fake_live(r_a))
 			_exit(11);
 		hmr__cache_flush(c);
 		hmr__cache_invalidate(c, B, PG);
 		hmr__monitor_notify(B, PG);
-		if (!fake_live(a) || atomic_load(&f.deregs) != 1)
+		if (!fake_live(r_a) || atomic_load(&f.deregs) != 1)
 			_exit(12);
 		if (hmr__cache_active(c, NULL, 0))
 			_exit(13);
 		ASSERT_OK(hmr__cache_close(c));
-		_exit(fake_live(a) ? 0 : 14);
+		_exit(fake_live(r_a) ? 0 : 14);
 	}
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	ASSERT_TRUE(WIFEXITED(status));
