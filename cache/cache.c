@@ -22,8 +22,9 @@ static struct hmr_cache *open_caches; /* (open_lock) */
 
 /* Set in a fork child: every cache bypasses (the parent's registrations
  * are the parent's; its locks may be held by threads that do not exist
- * here). */
-static atomic_bool forked;
+ * here).  Ours rather than hmr__monitor_forked(): unmonitored caches too,
+ * and one load on the hit path. */
+atomic_bool hmr__cache_forked;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 /* Which thread's hit counter (0: not chosen yet). */
@@ -32,7 +33,7 @@ static atomic_uint next_slot;
 
 static void child_after_fork(void)
 {
-	atomic_store(&forked, true);
+	atomic_store(&hmr__cache_forked, true);
 }
 
 static void install_atfork(void)
@@ -40,10 +41,23 @@ static void install_atfork(void)
 	pthread_atfork(NULL, NULL, child_after_fork);
 }
 
-bool hmr__cache_child(void)
+struct hmr_cache_entry *hmr__cache_new_entry(uint64_t start, uint64_t end,
+                                             uint64_t access, uint64_t id)
 {
-	return atomic_load_explicit(&forked, memory_order_relaxed) ||
-	       hmr__monitor_forked();
+	struct cache_ent *n = hmr__aligned_calloc(64, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->e.start = start;
+	n->e.end = end;
+	n->e.access = access;
+	n->e.id = id;
+	return &n->e;
+}
+
+void hmr__cache_free_entry(struct hmr_cache_entry *e)
+{
+	free(ent(e));
 }
 
 int hmr__cache_open(const struct hmr_cache_attr *attr, struct hmr_cache **out)
@@ -60,10 +74,13 @@ int hmr__cache_open(const struct hmr_cache_attr *attr, struct hmr_cache **out)
 	snprintf(c->name, sizeof(c->name), "%s", attr->name ? attr->name : "");
 	c->attr.name = c->name;
 	c->ht_size = 1024;
+	c->hints = hmr__cache_hints_new(64 - 10);
+	if (!c->hints)
+		goto err_free;
 	/* No CDS_LFHT_AUTO_RESIZE: see hmr__cache_ix_grow. */
 	c->ht = cds_lfht_new(c->ht_size, c->ht_size, 0, 0, NULL);
 	if (!c->ht)
-		goto err_free;
+		goto err_free_hints;
 	pthread_mutex_init(&c->lock, NULL);
 	hmr__cache_sub_init(c);
 	c->usable = attr->max_count > 0;
@@ -78,6 +95,8 @@ int hmr__cache_open(const struct hmr_cache_attr *attr, struct hmr_cache **out)
 		} else {
 			hmr__monitor_subscribe(&c->sub);
 			c->subscribed = true;
+			c->check_intact =
+			        hmr__monitor_kind() == HMR_MONITOR_MEMHOOKS;
 		}
 	}
 	pthread_rwlock_wrlock(&open_lock);
@@ -86,6 +105,8 @@ int hmr__cache_open(const struct hmr_cache_attr *attr, struct hmr_cache **out)
 	pthread_rwlock_unlock(&open_lock);
 	*out = c;
 	return 0;
+err_free_hints:
+	free(c->hints);
 err_free:
 	free(c);
 	return -FI_ENOMEM;
@@ -97,7 +118,7 @@ bool hmr__cache_active(struct hmr_cache *c, char *why, size_t why_len)
 
 	if (!c->usable)
 		r = c->why;
-	else if (hmr__cache_child())
+	else if (hmr__cache_child() || hmr__monitor_forked())
 		r = "a fork child: the parent's registrations are not used";
 	else if (c->attr.monitored && !hmr__monitor_intact())
 		r = "the memory monitor's hooks were overwritten by another "
@@ -110,7 +131,7 @@ bool hmr__cache_active(struct hmr_cache *c, char *why, size_t why_len)
 static bool caching(struct hmr_cache *c)
 {
 	return c->usable && !hmr__cache_child() &&
-	       (!c->attr.monitored || hmr__monitor_intact());
+	       (!c->check_intact || hmr__monitor_intact());
 }
 
 static void count_hit(struct hmr_cache *c)
@@ -129,6 +150,22 @@ static void count_hit(struct hmr_cache *c)
 	        memory_order_relaxed);
 }
 
+/* The entry of the hint slot of start's page, if it is the hit. */
+static inline struct hmr_cache_entry *hint(struct hmr_cache *c, uint64_t start,
+                                           uint64_t end, uint64_t access,
+                                           uint64_t id)
+{
+	struct cache_hints *h =
+	        atomic_load_explicit(&c->hints, memory_order_acquire);
+	struct hmr_cache_entry *e = atomic_load_explicit(
+	        &h->slot[hint_index(h, start)], memory_order_acquire);
+
+	if (e && e->start <= start && end <= e->end && e->id == id &&
+	    (e->access & access) == access && hmr__cache_try_ref(e))
+		return e;
+	return NULL;
+}
+
 int hmr__cache_get(struct hmr_cache *c, uintptr_t start, size_t len,
                    uint64_t access, uint64_t id, struct hmr_cache_entry **out)
 {
@@ -141,14 +178,13 @@ int hmr__cache_get(struct hmr_cache *c, uintptr_t start, size_t len,
 	if (!caching(c))
 		return hmr__cache_reg_uncached(c, start, end, access, id, out);
 	rcu_read_lock();
-	e = hmr__cache_ix_hit(c, start, end, access, id);
+	e = hint(c, start, end, access, id);
+	if (!e)
+		e = hmr__cache_ix_hit(c, start, end, access, id);
 	tsan_release(&hmr__cache_rcu_sync);
 	rcu_read_unlock();
 	if (!e)
 		return hmr__cache_miss(c, start, end, access, id, out);
-	if (!atomic_load_explicit(&e->referenced, memory_order_relaxed))
-		atomic_store_explicit(&e->referenced, true,
-		                      memory_order_relaxed);
 	count_hit(c);
 	*out = e;
 	return 0;
@@ -161,7 +197,9 @@ void hmr__cache_put(struct hmr_cache *c, struct hmr_cache_entry *e)
 	        1;
 	struct hmr_cache_entry *idle;
 
-	if (r == 0) { /* Idle now, still indexed. */
+	if (r & REFS_COUNT)
+		return;
+	if (!(r & REFS_DEAD)) { /* Idle now, still indexed. */
 		if (!hmr__cache_over(c) || hmr__cache_child())
 			return;
 		rcu_read_lock();
@@ -173,8 +211,6 @@ void hmr__cache_put(struct hmr_cache *c, struct hmr_cache_entry *e)
 		hmr__cache_dereg_list(c, idle);
 		return;
 	}
-	if (r != REFS_DEAD)
-		return;
 	/* The last user of an entry out of the index.  A fork child leaves
 	 * the parent's alone. */
 	if (hmr__cache_child() && (est(e)->flags & EF_PUBLISHED))
@@ -198,7 +234,7 @@ void hmr__cache_bury(struct hmr_cache *c, struct hmr_cache_entry *e)
 	struct hmr_cache_entry *head;
 
 	if (!(est(e)->flags & EF_PUBLISHED)) {
-		free(e);
+		hmr__cache_free_entry(e);
 		return;
 	}
 	head = atomic_load(&c->grave);
@@ -234,7 +270,7 @@ void hmr__cache_reap(struct hmr_cache *c, size_t at_least)
 	tsan_acquire(&hmr__cache_rcu_sync);
 	for (; l; l = next, n++) {
 		next = est(l)->link;
-		free(l);
+		hmr__cache_free_entry(l);
 	}
 	atomic_fetch_sub(&c->grave_n, n);
 }
@@ -288,6 +324,7 @@ int hmr__cache_close(struct hmr_cache *c)
 	hmr__cache_reap(c, 1);
 	cds_lfht_destroy(c->ht, NULL);
 	pthread_mutex_destroy(&c->lock);
+	free(c->hints);
 	free(c);
 	return 0;
 }

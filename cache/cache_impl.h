@@ -5,8 +5,10 @@
 
 #include <pthread.h>
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
+#define _LGPL_SOURCE
 #include <urcu-bp.h>
 #include <urcu/rculfhash.h>
 
@@ -21,18 +23,21 @@
  * callbacks).  doc/cache.md says why the index and the rules are so.
  */
 
-/* refs: the users in the low bits; DEAD once the entry left the index
- * (invalidated, evicted, merged away, or never indexed): a hit's CAS
- * fails on it, and whoever drops the count to 0 with DEAD set (or sets
- * DEAD on a count of 0) deregisters. */
+/* refs: the users in the low bits; HIT, the clock bit (set by the hit's
+ * own increment, cleared by the hand: no second write on a hit); DEAD once
+ * the entry left the index (invalidated, evicted, merged away, or never
+ * indexed): a hit fails on it, and whoever drops the count to 0 with DEAD
+ * set (or sets DEAD on a count of 0) deregisters. */
 #define REFS_DEAD  (1ULL << 63)
-#define REFS_COUNT (REFS_DEAD - 1)
+#define REFS_HIT   (1ULL << 62)
+#define REFS_COUNT (REFS_HIT - 1)
 
 /*
  * Index orders: an entry of length L is indexed at the smallest granule
  * 2^shift >= L (shift 12, 14, ..., 62, then 64: the whole space), under
- * the one or two granules it touches.  Steps of 4x keep at most a few
- * non-overlapping entries per granule.
+ * the granule of its start: it reaches at most into the next granule, so
+ * a lookup of address a probes a's granule and the one before.  Steps of
+ * 4x keep at most a few non-overlapping entries per granule.
  */
 enum {
 	ORDER_MIN_SHIFT = 12,
@@ -50,22 +55,31 @@ enum {
 	EF_WATCHED = 1 << 1,   /* hmr__monitor_watch holds its range. */
 };
 
-/* One lfht node of an entry, with the way back to it. */
-struct cache_inode {
+/*
+ * What the cache allocates per entry: its lfht node, then the entry, 64
+ * bytes aligned, so that a hit reads one cache line: the node, start,
+ * end, access, id, handle and refs (the hash table's bucket aside).
+ */
+struct cache_ent {
 	struct cds_lfht_node node;
-	struct hmr_cache_entry *e;
+	struct hmr_cache_entry e;
 };
+_Static_assert(offsetof(struct cache_ent, e.refs) + 8 <= 64,
+               "a hit's fields in the first cache line");
 
-/* The cache's state of an entry, laid over hmr_cache_entry.priv. */
+static inline struct cache_ent *ent(struct hmr_cache_entry *e)
+{
+	return (struct cache_ent *)(void *)((char *)e -
+	                                    offsetof(struct cache_ent, e));
+}
+
+/* The cache's cold state of an entry, laid over hmr_cache_entry.priv. */
 struct __attribute__((may_alias)) cache_est {
-	struct cache_inode in[2];            /* in[1] only when nodes == 2. */
 	struct hmr_cache_entry *prev, *next; /* Clock ring (cache lock). */
 	/* One list at a time: a scan's result, pending (deferred dereg),
 	 * the graveyard (awaiting a grace period). */
 	struct hmr_cache_entry *link;
 	uint32_t flags;
-	uint8_t order; /* Index order (0..ORDERS-1). */
-	uint8_t nodes; /* 1 or 2 granules. */
 };
 _Static_assert(sizeof(struct cache_est) <=
                        sizeof(((struct hmr_cache_entry *)0)->priv),
@@ -74,6 +88,27 @@ _Static_assert(sizeof(struct cache_est) <=
 static inline struct cache_est *est(struct hmr_cache_entry *e)
 {
 	return (struct cache_est *)(void *)e->priv;
+}
+
+/*
+ * The hint table: for each indexed entry one slot, chosen by the page of
+ * its start, points at it, so that a get of a range starting in an
+ * entry's first page (the common case: the same buffers again) finds it
+ * with one load instead of an lfht lookup.  Only a hint: a slot holds the
+ * last entry inserted there, and every other lookup goes to the lfht.
+ * Slots are written under the cache lock (set at insert, cleared at
+ * removal: a slot never points at an entry out of the index once the
+ * removal's grace period begins); the table is replaced when it grows,
+ * the old one freed after a grace period.
+ */
+struct cache_hints {
+	unsigned shift; /* 64 - log2(slots). */
+	struct hmr_cache_entry *_Atomic slot[];
+};
+
+static inline size_t hint_index(const struct cache_hints *h, uint64_t addr)
+{
+	return (size_t)(((addr >> 12) * 0x9E3779B97F4A7C15ULL) >> h->shift);
 }
 
 /* A recent invalidation, for misses that registered across it. */
@@ -90,11 +125,13 @@ struct hmr_cache {
 	struct hmr_cache_attr attr;
 	char name[48];
 	struct cds_lfht *ht;
+	struct cache_hints *_Atomic hints;
 	/* Orders holding entries (bit per order): read by every lookup,
 	 * written under `lock` when an order's count goes 0 <-> 1. */
 	_Atomic uint32_t orders;
-	bool usable;   /* max_count > 0 and the monitor (if any) started. */
-	char why[128]; /* Why not usable. */
+	bool usable;       /* max_count > 0 and the monitor (if any) started. */
+	bool check_intact; /* memhooks: hmr__monitor_intact on each get. */
+	char why[128];     /* Why not usable. */
 
 	/* `lock` protects the index's writers: the lfht's adds and dels,
 	 * the ring, the counts, the invalidation ring.  Held only for
@@ -104,11 +141,11 @@ struct hmr_cache {
 	struct hmr_cache_entry *hand; /* Clock hand; NULL: ring empty. */
 	struct cache_inval inval[INVAL_RING];
 
-	_Atomic size_t entries, bytes, nodes; /* Written under lock. */
-	_Atomic unsigned long ht_size;        /* Buckets asked for. */
-	_Atomic uint64_t inval_seq;           /* Written under lock. */
-	_Atomic long inflight;                /* Misses registering now. */
-	_Atomic long alive;                   /* Registered, not yet dereg'd. */
+	_Atomic size_t entries, bytes; /* Written under lock. */
+	_Atomic unsigned long ht_size; /* Buckets asked for. */
+	_Atomic uint64_t inval_seq;    /* Written under lock. */
+	_Atomic long inflight;         /* Misses registering now. */
+	_Atomic long alive;            /* Registered, not yet dereg'd. */
 	_Atomic uint64_t misses, evictions, invalidations, merges, uncached;
 	/* Lock-free stacks (through est->link): entries to deregister at
 	 * the drain, entries deregistered awaiting a grace period. */
@@ -148,7 +185,15 @@ void __tsan_release(void *addr);
 extern char hmr__cache_rcu_sync;
 
 /* cache.c */
-bool hmr__cache_child(void); /* This process is a fork child. */
+/* Set in a fork child (pthread_atfork). */
+extern atomic_bool hmr__cache_forked;
+static inline bool hmr__cache_child(void)
+{
+	return atomic_load_explicit(&hmr__cache_forked, memory_order_relaxed);
+}
+struct hmr_cache_entry *hmr__cache_new_entry(uint64_t start, uint64_t end,
+                                             uint64_t access, uint64_t id);
+void hmr__cache_free_entry(struct hmr_cache_entry *e);
 void hmr__cache_bury(struct hmr_cache *c, struct hmr_cache_entry *e);
 void hmr__cache_dereg(struct hmr_cache *c, struct hmr_cache_entry *e);
 void hmr__cache_dereg_list(struct hmr_cache *c, struct hmr_cache_entry *l);
@@ -170,12 +215,37 @@ struct hmr_cache_entry *hmr__cache_ix_scan(struct hmr_cache *c, uint64_t lo,
  * returned as a list (to deregister once the lock is dropped). */
 struct hmr_cache_entry *hmr__cache_ix_evict(struct hmr_cache *c,
                                             struct hmr_cache_entry *list);
-bool hmr__cache_over(struct hmr_cache *c);
+static inline bool hmr__cache_over(struct hmr_cache *c)
+{
+	size_t max_size = c->attr.max_size;
+
+	return atomic_load_explicit(&c->entries, memory_order_relaxed) >
+	               c->attr.max_count ||
+	       (max_size &&
+	        atomic_load_explicit(&c->bytes, memory_order_relaxed) >
+	                max_size);
+}
 /* Every indexed entry that is idle, made DEAD and unindexed. */
 struct hmr_cache_entry *hmr__cache_ix_flush(struct hmr_cache *c);
 size_t hmr__cache_ix_idle(struct hmr_cache *c);
-/* Grow the hash table when it holds too many nodes (outside locks). */
+/* Grow the hash and hint tables when they hold too many entries
+ * (outside locks and read-side sections). */
 void hmr__cache_ix_grow(struct hmr_cache *c);
+struct cache_hints *hmr__cache_hints_new(unsigned shift);
+/* A reference, unless the entry is DEAD; the clock bit set by the same
+ * instruction. */
+static inline bool hmr__cache_try_ref(struct hmr_cache_entry *e)
+{
+	uint64_t r = atomic_load_explicit(&e->refs, memory_order_relaxed);
+
+	do {
+		if (r & REFS_DEAD)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(
+	        &e->refs, &r, (r + 1) | REFS_HIT, memory_order_acquire,
+	        memory_order_relaxed));
+	return true;
+}
 
 /* cache_miss.c */
 int hmr__cache_miss(struct hmr_cache *c, uint64_t start, uint64_t end,

@@ -2,18 +2,20 @@
 /* cache_index.c: the cache's index: hash by granule, clock ring, scans. */
 #include <stdatomic.h>
 
+#include <stdlib.h>
+
+#include "base/alloc.h"
 #include "base/hash.h"
 #include "cache/cache_impl.h"
 
 /*
  * An entry is found by any address inside it.  It is indexed at the
- * smallest order whose granule (2^shift bytes) is at least its length, so
- * it touches one or two granules, and it has one lfht node per granule,
- * hashed on (granule number, order).  A lookup for [start, end) probes,
- * for each order holding entries (the `orders` mask), the granule of
- * `start`: any entry covering start has a node there.  The memory
- * identity is not hashed: an invalidation finds every identity's entries
- * of a range by the same probes.
+ * smallest order whose granule (2^shift bytes) is at least its length, by
+ * one lfht node hashed on (granule of its start, order): it reaches at
+ * most into the next granule.  A lookup for [start, end) probes, for each
+ * order holding entries (the `orders` mask), the granule of `start` and
+ * the one before.  The memory identity is not hashed: an invalidation
+ * finds every identity's entries of a range by the same probes.
  */
 
 static unsigned shift_of(unsigned order)
@@ -28,14 +30,15 @@ static uint64_t granule(uint64_t addr, unsigned order)
 	return s >= 64 ? 0 : addr >> s;
 }
 
+/* The smallest order whose granule holds `len` bytes (len > 0). */
 static unsigned order_of(uint64_t len)
 {
-	unsigned o;
+	unsigned bits = len <= 1 ? 0 : 64 - (unsigned)__builtin_clzll(len - 1);
 
-	for (o = 0; o < ORDERS - 1; o++)
-		if (len <= 1ULL << shift_of(o))
-			return o;
-	return ORDERS - 1;
+	if (bits <= ORDER_MIN_SHIFT)
+		return 0;
+	bits = (bits - ORDER_MIN_SHIFT + ORDER_STEP - 1) / ORDER_STEP;
+	return bits < ORDERS - 1 ? bits : ORDERS - 1;
 }
 
 static unsigned long key_hash(uint64_t gran, unsigned order)
@@ -48,35 +51,38 @@ struct ix_key {
 	unsigned order;
 };
 
-/* The granule node `in` of `e` stands for. */
-static uint64_t node_granule(const struct cache_inode *in)
-{
-	struct hmr_cache_entry *e = in->e;
-	struct cache_est *s = est(e);
-
-	return granule(in == &s->in[0] ? e->start : e->end - 1, s->order);
-}
-
+/* Reads the node's cache line only (start, end). */
 static int match(struct cds_lfht_node *node, const void *key)
 {
-	const struct cache_inode *in = (const struct cache_inode *)node;
+	const struct cache_ent *n = (const struct cache_ent *)node;
 	const struct ix_key *k = key;
 
-	tsan_acquire(in); /* Published by hmr__cache_ix_add. */
-	return est(in->e)->order == k->order && node_granule(in) == k->gran;
+	tsan_acquire(n); /* Published by hmr__cache_ix_add. */
+	return order_of(n->e.end - n->e.start) == k->order &&
+	       granule(n->e.start, k->order) == k->gran;
 }
 
-static bool try_ref(struct hmr_cache_entry *e)
+static struct hmr_cache_entry *probe_hit(struct hmr_cache *c,
+                                         const struct ix_key *k, uint64_t start,
+                                         uint64_t end, uint64_t access,
+                                         uint64_t id)
 {
-	uint64_t r = atomic_load_explicit(&e->refs, memory_order_relaxed);
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *n;
+	struct hmr_cache_entry *e;
 
-	do {
-		if (r & REFS_DEAD)
-			return false;
-	} while (!atomic_compare_exchange_weak_explicit(&e->refs, &r, r + 1,
-	                                                memory_order_acquire,
-	                                                memory_order_relaxed));
-	return true;
+	cds_lfht_lookup(c->ht, key_hash(k->gran, k->order), match, k, &it);
+	for (n = cds_lfht_iter_get_node(&it); n;
+	     cds_lfht_next_duplicate(c->ht, match, k, &it),
+	    n = cds_lfht_iter_get_node(&it)) {
+		e = &((struct cache_ent *)n)->e;
+		/* The WHOLE range, at least the access, the same memory,
+		 * alive. */
+		if (e->start <= start && end <= e->end && e->id == id &&
+		    (e->access & access) == access && hmr__cache_try_ref(e))
+			return e;
+	}
+	return NULL;
 }
 
 struct hmr_cache_entry *hmr__cache_ix_hit(struct hmr_cache *c, uint64_t start,
@@ -84,8 +90,6 @@ struct hmr_cache_entry *hmr__cache_ix_hit(struct hmr_cache *c, uint64_t start,
                                           uint64_t id)
 {
 	uint32_t mask = atomic_load_explicit(&c->orders, memory_order_acquire);
-	struct cds_lfht_iter it;
-	struct cds_lfht_node *n;
 	struct hmr_cache_entry *e;
 	struct ix_key k;
 
@@ -93,18 +97,14 @@ struct hmr_cache_entry *hmr__cache_ix_hit(struct hmr_cache *c, uint64_t start,
 		k.order = (unsigned)__builtin_ctz(mask);
 		mask &= mask - 1;
 		k.gran = granule(start, k.order);
-		cds_lfht_lookup(c->ht, key_hash(k.gran, k.order), match, &k,
-		                &it);
-		for (n = cds_lfht_iter_get_node(&it); n;
-		     cds_lfht_next_duplicate(c->ht, match, &k, &it),
-		    n = cds_lfht_iter_get_node(&it)) {
-			e = ((struct cache_inode *)n)->e;
-			/* The WHOLE range, at least the access, the same
-			 * memory, alive. */
-			if (e->start <= start && end <= e->end && e->id == id &&
-			    (e->access & access) == access && try_ref(e))
-				return e;
-		}
+		e = probe_hit(c, &k, start, end, access, id);
+		if (e)
+			return e;
+		if (!k.gran--)
+			continue;
+		e = probe_hit(c, &k, start, end, access, id);
+		if (e)
+			return e;
 	}
 	return NULL;
 }
@@ -141,55 +141,45 @@ static void ring_remove(struct hmr_cache *c, struct hmr_cache_entry *e)
 
 void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 {
-	struct cache_est *s = est(e);
-	uint64_t g0, g1;
-	unsigned i;
+	struct cache_hints *h = atomic_load(&c->hints);
+	unsigned order = order_of(e->end - e->start);
 
-	s->order = (uint8_t)order_of(e->end - e->start);
-	g0 = granule(e->start, s->order);
-	g1 = granule(e->end - 1, s->order);
-	s->nodes = g0 == g1 ? 1 : 2;
-	s->flags |= EF_PUBLISHED;
-	for (i = 0; i < s->nodes; i++) {
-		s->in[i].e = e;
-		cds_lfht_node_init(&s->in[i].node);
-	}
+	est(e)->flags |= EF_PUBLISHED;
+	cds_lfht_node_init(&ent(e)->node);
 	ring_insert(c, e);
-	if (!c->order_count[s->order]++)
-		atomic_fetch_or_explicit(&c->orders, 1U << s->order,
+	if (!c->order_count[order]++)
+		atomic_fetch_or_explicit(&c->orders, 1U << order,
 		                         memory_order_release);
 	atomic_store_explicit(&c->entries, atomic_load(&c->entries) + 1,
 	                      memory_order_relaxed);
 	atomic_store_explicit(&c->bytes,
 	                      atomic_load(&c->bytes) + (e->end - e->start),
 	                      memory_order_relaxed);
-	atomic_store_explicit(&c->nodes, atomic_load(&c->nodes) + s->nodes,
-	                      memory_order_relaxed);
-	/* Readers find it through the lfht, from either node. */
-	tsan_release(&s->in[0]);
-	tsan_release(&s->in[1]);
-	cds_lfht_add(c->ht, key_hash(g0, s->order), &s->in[0].node);
-	if (s->nodes == 2)
-		cds_lfht_add(c->ht, key_hash(g1, s->order), &s->in[1].node);
+	tsan_release(ent(e)); /* Readers find it through the lfht. */
+	cds_lfht_add(c->ht, key_hash(granule(e->start, order), order),
+	             &ent(e)->node);
+	atomic_store_explicit(&h->slot[hint_index(h, e->start)], e,
+	                      memory_order_release);
 }
 
 void hmr__cache_ix_del(struct hmr_cache *c, struct hmr_cache_entry *e)
 {
-	struct cache_est *s = est(e);
-	unsigned i;
+	struct cache_hints *h = atomic_load(&c->hints);
+	struct hmr_cache_entry *_Atomic *slot =
+	        &h->slot[hint_index(h, e->start)];
+	unsigned order = order_of(e->end - e->start);
 
-	for (i = 0; i < s->nodes; i++)
-		cds_lfht_del(c->ht, &s->in[i].node);
+	if (atomic_load_explicit(slot, memory_order_relaxed) == e)
+		atomic_store_explicit(slot, NULL, memory_order_relaxed);
+	cds_lfht_del(c->ht, &ent(e)->node);
 	ring_remove(c, e);
-	if (!--c->order_count[s->order])
-		atomic_fetch_and_explicit(&c->orders, ~(1U << s->order),
+	if (!--c->order_count[order])
+		atomic_fetch_and_explicit(&c->orders, ~(1U << order),
 		                          memory_order_relaxed);
 	atomic_store_explicit(&c->entries, atomic_load(&c->entries) - 1,
 	                      memory_order_relaxed);
 	atomic_store_explicit(&c->bytes,
 	                      atomic_load(&c->bytes) - (e->end - e->start),
-	                      memory_order_relaxed);
-	atomic_store_explicit(&c->nodes, atomic_load(&c->nodes) - s->nodes,
 	                      memory_order_relaxed);
 }
 
@@ -199,8 +189,9 @@ static bool wanted(struct hmr_cache_entry *e, uint64_t lo, uint64_t hi,
 	return e->start <= hi && e->end - 1 >= lo && (any_id || e->id == id);
 }
 
-/* The granules [g0, g1] of one order, probed; false when walking the
- * ring is cheaper. */
+/* The granules [g0 - 1, g1] of one order probed (an entry starting in
+ * the granule before lo's may reach it); false when walking the ring is
+ * cheaper. */
 static bool probe_order(struct hmr_cache *c, unsigned order, uint64_t lo,
                         uint64_t hi, bool any_id, uint64_t id,
                         struct hmr_cache_entry **list)
@@ -208,11 +199,13 @@ static bool probe_order(struct hmr_cache *c, unsigned order, uint64_t lo,
 	uint64_t g, g0 = granule(lo, order), g1 = granule(hi, order);
 	struct cds_lfht_iter it;
 	struct cds_lfht_node *n;
-	struct cache_inode *in;
+	struct hmr_cache_entry *e;
 	struct ix_key k;
 
 	if (g1 - g0 >= 2 * (uint64_t)c->order_count[order] + 2)
 		return false;
+	if (g0)
+		g0--;
 	k.order = order;
 	for (g = g0;; g++) {
 		k.gran = g;
@@ -220,15 +213,10 @@ static bool probe_order(struct hmr_cache *c, unsigned order, uint64_t lo,
 		for (n = cds_lfht_iter_get_node(&it); n;
 		     cds_lfht_next_duplicate(c->ht, match, &k, &it),
 		    n = cds_lfht_iter_get_node(&it)) {
-			in = (struct cache_inode *)n;
-			/* Met twice when both its granules are probed:
-			 * taken at the first. */
-			if (in == &est(in->e)->in[1] &&
-			    granule(in->e->start, order) >= g0)
-				continue;
-			if (wanted(in->e, lo, hi, any_id, id)) {
-				est(in->e)->link = *list;
-				*list = in->e;
+			e = &((struct cache_ent *)n)->e;
+			if (wanted(e, lo, hi, any_id, id)) {
+				est(e)->link = *list;
+				*list = e;
 			}
 		}
 		if (g == g1)
@@ -267,23 +255,15 @@ walk:
 	return list;
 }
 
-bool hmr__cache_over(struct hmr_cache *c)
-{
-	size_t max_size = c->attr.max_size;
-
-	return atomic_load_explicit(&c->entries, memory_order_relaxed) >
-	               c->attr.max_count ||
-	       (max_size &&
-	        atomic_load_explicit(&c->bytes, memory_order_relaxed) >
-	                max_size);
-}
-
 /* An idle entry made DEAD (fails when a hit took it meanwhile). */
 static bool kill_idle(struct hmr_cache_entry *e)
 {
-	uint64_t zero = 0;
+	uint64_t r = atomic_load(&e->refs);
 
-	return atomic_compare_exchange_strong(&e->refs, &zero, REFS_DEAD);
+	while (!(r & (REFS_COUNT | REFS_DEAD)))
+		if (atomic_compare_exchange_weak(&e->refs, &r, REFS_DEAD))
+			return true;
+	return false;
 }
 
 struct hmr_cache_entry *hmr__cache_ix_evict(struct hmr_cache *c,
@@ -292,19 +272,15 @@ struct hmr_cache_entry *hmr__cache_ix_evict(struct hmr_cache *c,
 	size_t budget = 2 * atomic_load(&c->entries) + 1;
 	struct hmr_cache_entry *e;
 
-	/* Second-chance clock: a hit set `referenced`; the hand clears it
-	 * and passes, and takes the first idle entry not hit since. */
+	/* Second-chance clock: a hit set REFS_HIT; the hand clears it and
+	 * passes, and takes the first idle entry not hit since. */
 	while (c->hand && budget-- && hmr__cache_over(c)) {
 		e = c->hand;
 		c->hand = est(e)->next;
-		if (atomic_load_explicit(&e->refs, memory_order_relaxed))
+		/* Hit since the hand passed: cleared, passed again. */
+		if (atomic_fetch_and(&e->refs, ~REFS_HIT) &
+		    (REFS_HIT | REFS_COUNT | REFS_DEAD))
 			continue;
-		if (atomic_load_explicit(&e->referenced,
-		                         memory_order_relaxed)) {
-			atomic_store_explicit(&e->referenced, false,
-			                      memory_order_relaxed);
-			continue;
-		}
 		if (!kill_idle(e))
 			continue;
 		hmr__cache_ix_del(c, e);
@@ -338,8 +314,51 @@ size_t hmr__cache_ix_idle(struct hmr_cache *c)
 	struct hmr_cache_entry *e;
 
 	for (e = c->hand; n--; e = est(e)->next)
-		idle += !atomic_load_explicit(&e->refs, memory_order_relaxed);
+		idle += !(atomic_load_explicit(&e->refs, memory_order_relaxed) &
+		          REFS_COUNT);
 	return idle;
+}
+
+struct cache_hints *hmr__cache_hints_new(unsigned shift)
+{
+	struct cache_hints *h = hmr__calloc(
+	        1, sizeof(*h) + (sizeof(h->slot[0]) << (64 - shift)));
+
+	if (h)
+		h->shift = shift;
+	return h;
+}
+
+/* A hint table 4x as large, filled under the lock, the old one freed
+ * after a grace period.  No table (out of memory): the old one stays. */
+static void grow_hints(struct hmr_cache *c)
+{
+	struct cache_hints *h = atomic_load(&c->hints), *nh;
+	struct hmr_cache_entry *e;
+	size_t n;
+
+	if (atomic_load_explicit(&c->entries, memory_order_relaxed) <=
+	            (1ULL << (64 - h->shift)) / 2 ||
+	    h->shift <= 34)
+		return;
+	nh = hmr__cache_hints_new(h->shift - 2);
+	if (!nh)
+		return;
+	pthread_mutex_lock(&c->lock);
+	if (atomic_load(&c->hints) != h) { /* Another miss grew it. */
+		pthread_mutex_unlock(&c->lock);
+		free(nh);
+		return;
+	}
+	n = atomic_load(&c->entries);
+	for (e = c->hand; n--; e = est(e)->next)
+		atomic_store_explicit(&nh->slot[hint_index(nh, e->start)], e,
+		                      memory_order_relaxed);
+	atomic_store_explicit(&c->hints, nh, memory_order_release);
+	pthread_mutex_unlock(&c->lock);
+	synchronize_rcu();
+	tsan_acquire(&hmr__cache_rcu_sync);
+	free(h);
 }
 
 void hmr__cache_ix_grow(struct hmr_cache *c)
@@ -347,10 +366,11 @@ void hmr__cache_ix_grow(struct hmr_cache *c)
 	unsigned long size =
 	        atomic_load_explicit(&c->ht_size, memory_order_relaxed);
 
+	grow_hints(c);
 	/* No automatic resize: liburcu's allocates from inside adds and
 	 * deletes, which run under the cache lock and in monitor events.
 	 * Grown here, on a miss, outside every lock. */
-	if (atomic_load_explicit(&c->nodes, memory_order_relaxed) <= 2 * size)
+	if (atomic_load_explicit(&c->entries, memory_order_relaxed) <= size)
 		return;
 	if (!atomic_compare_exchange_strong(&c->ht_size, &size, size * 4))
 		return;

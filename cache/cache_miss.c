@@ -8,20 +8,6 @@
 #include "base/alloc.h"
 #include "cache/cache_impl.h"
 
-static struct hmr_cache_entry *new_entry(uint64_t start, uint64_t end,
-                                         uint64_t access, uint64_t id)
-{
-	struct hmr_cache_entry *e = hmr__calloc(1, sizeof(*e));
-
-	if (!e)
-		return NULL;
-	e->start = start;
-	e->end = end;
-	e->access = access;
-	e->id = id;
-	return e;
-}
-
 static int reg(struct hmr_cache *c, struct hmr_cache_entry *e)
 {
 	int ret = c->attr.ops->reg(c->attr.ctx, e);
@@ -37,14 +23,15 @@ int hmr__cache_reg_uncached(struct hmr_cache *c, uint64_t start, uint64_t end,
                             uint64_t access, uint64_t id,
                             struct hmr_cache_entry **out)
 {
-	struct hmr_cache_entry *e = new_entry(start, end, access, id);
+	struct hmr_cache_entry *e =
+	        hmr__cache_new_entry(start, end, access, id);
 	int ret;
 
 	if (!e)
 		return -FI_ENOMEM;
 	ret = reg(c, e);
 	if (ret) {
-		free(e);
+		hmr__cache_free_entry(e);
 		return ret;
 	}
 	atomic_store_explicit(&e->refs, REFS_DEAD | 1, memory_order_relaxed);
@@ -136,7 +123,7 @@ int hmr__cache_miss(struct hmr_cache *c, uint64_t start, uint64_t end,
 	atomic_fetch_add_explicit(&c->misses, 1, memory_order_relaxed);
 	hmr__cache_reap(c, GRAVE_BATCH);
 	hmr__cache_ix_grow(c);
-	e = new_entry(start, end, access, id);
+	e = hmr__cache_new_entry(start, end, access, id);
 	if (!e)
 		return -FI_ENOMEM;
 	/* An invalidation from here on that overlaps what we register
@@ -149,8 +136,9 @@ int hmr__cache_miss(struct hmr_cache *c, uint64_t start, uint64_t end,
 	if (ret)
 		goto err_free;
 	cached = !watch(c, e);
+	/* Not HIT: inserted behind the hand, the first to go if never
+	 * used again. */
 	atomic_store_explicit(&e->refs, 1, memory_order_relaxed);
-	atomic_store_explicit(&e->referenced, false, memory_order_relaxed);
 	rcu_read_lock();
 	pthread_mutex_lock(&c->lock);
 	if (cached && hmr__cache_raced(c, seq0, e->start, e->end - 1))
@@ -177,6 +165,6 @@ int hmr__cache_miss(struct hmr_cache *c, uint64_t start, uint64_t end,
 	return 0;
 err_free:
 	atomic_fetch_sub(&c->inflight, 1);
-	free(e);
+	hmr__cache_free_entry(e);
 	return ret;
 }
