@@ -59,7 +59,7 @@ struct hmr_cache_entry {
 	 * a DEAD bit once out of the index.  The cache allocates the entry
 	 * behind its index node, so that a hit reads one cache line. */
 	_Atomic uint64_t refs;
-	void *priv[4]; /* List links, flags. */
+	void *priv[5]; /* List links, flags. */
 };
 
 struct hmr_cache_ops {

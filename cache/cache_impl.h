@@ -79,6 +79,7 @@ struct __attribute__((may_alias)) cache_est {
 	/* One list at a time: a scan's result, pending (deferred dereg),
 	 * the graveyard (awaiting a grace period). */
 	struct hmr_cache_entry *link;
+	void *raw; /* What hmr__calloc returned (the entry is aligned in it). */
 	uint32_t flags;
 };
 _Static_assert(sizeof(struct cache_est) <=
@@ -101,14 +102,19 @@ static inline struct cache_est *est(struct hmr_cache_entry *e)
  * removal's grace period begins); the table is replaced when it grows,
  * the old one freed after a grace period.
  */
+enum { HINT_WAYS = 4 }; /* Slots per set: 32 bytes, one cache line. */
+
 struct cache_hints {
-	unsigned shift; /* 64 - log2(slots). */
+	unsigned shift; /* 64 - log2(sets). */
+	char pad[28];   /* Sets 32-byte aligned (the table 64). */
 	struct hmr_cache_entry *_Atomic slot[];
 };
 
-static inline size_t hint_index(const struct cache_hints *h, uint64_t addr)
+/* The first slot of the set of `addr`'s page. */
+static inline size_t hint_set(const struct cache_hints *h, uint64_t addr)
 {
-	return (size_t)(((addr >> 12) * 0x9E3779B97F4A7C15ULL) >> h->shift);
+	return HINT_WAYS *
+	       (size_t)(((addr >> 12) * 0x9E3779B97F4A7C15ULL) >> h->shift);
 }
 
 /* A recent invalidation, for misses that registered across it. */

@@ -139,6 +139,21 @@ static void ring_remove(struct hmr_cache *c, struct hmr_cache_entry *e)
 		c->hand = s->next;
 }
 
+/* Into a free way of its set, else over the way its page picks (cache
+ * lock; published with release: readers then see the entry's fields). */
+static void hint_add(struct cache_hints *h, struct hmr_cache_entry *e)
+{
+	struct hmr_cache_entry *_Atomic *set = &h->slot[hint_set(h, e->start)];
+	unsigned w;
+
+	for (w = 0; w < HINT_WAYS; w++)
+		if (!atomic_load_explicit(&set[w], memory_order_relaxed))
+			break;
+	if (w == HINT_WAYS)
+		w = (unsigned)(e->start >> 12) % HINT_WAYS;
+	atomic_store_explicit(&set[w], e, memory_order_release);
+}
+
 void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 {
 	struct cache_hints *h = atomic_load(&c->hints);
@@ -158,19 +173,19 @@ void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 	tsan_release(ent(e)); /* Readers find it through the lfht. */
 	cds_lfht_add(c->ht, key_hash(granule(e->start, order), order),
 	             &ent(e)->node);
-	atomic_store_explicit(&h->slot[hint_index(h, e->start)], e,
-	                      memory_order_release);
+	hint_add(h, e);
 }
 
 void hmr__cache_ix_del(struct hmr_cache *c, struct hmr_cache_entry *e)
 {
 	struct cache_hints *h = atomic_load(&c->hints);
-	struct hmr_cache_entry *_Atomic *slot =
-	        &h->slot[hint_index(h, e->start)];
-	unsigned order = order_of(e->end - e->start);
+	struct hmr_cache_entry *_Atomic *set = &h->slot[hint_set(h, e->start)];
+	unsigned order = order_of(e->end - e->start), w;
 
-	if (atomic_load_explicit(slot, memory_order_relaxed) == e)
-		atomic_store_explicit(slot, NULL, memory_order_relaxed);
+	for (w = 0; w < HINT_WAYS; w++)
+		if (atomic_load_explicit(&set[w], memory_order_relaxed) == e)
+			atomic_store_explicit(&set[w], NULL,
+			                      memory_order_relaxed);
 	cds_lfht_del(c->ht, &ent(e)->node);
 	ring_remove(c, e);
 	if (!--c->order_count[order])
@@ -321,8 +336,9 @@ size_t hmr__cache_ix_idle(struct hmr_cache *c)
 
 struct cache_hints *hmr__cache_hints_new(unsigned shift)
 {
-	struct cache_hints *h = hmr__calloc(
-	        1, sizeof(*h) + (sizeof(h->slot[0]) << (64 - shift)));
+	struct cache_hints *h = hmr__aligned_calloc(
+	        64,
+	        sizeof(*h) + (HINT_WAYS * sizeof(h->slot[0]) << (64 - shift)));
 
 	if (h)
 		h->shift = shift;
@@ -337,11 +353,12 @@ static void grow_hints(struct hmr_cache *c)
 	struct hmr_cache_entry *e;
 	size_t n;
 
+	/* Half full at most: a set then rarely overflows. */
 	if (atomic_load_explicit(&c->entries, memory_order_relaxed) <=
-	            (1ULL << (64 - h->shift)) / 2 ||
+	            ((size_t)HINT_WAYS << (64 - h->shift)) / 2 ||
 	    h->shift <= 34)
 		return;
-	nh = hmr__cache_hints_new(h->shift - 2);
+	nh = hmr__cache_hints_new(h->shift - 1);
 	if (!nh)
 		return;
 	pthread_mutex_lock(&c->lock);
@@ -352,8 +369,7 @@ static void grow_hints(struct hmr_cache *c)
 	}
 	n = atomic_load(&c->entries);
 	for (e = c->hand; n--; e = est(e)->next)
-		atomic_store_explicit(&nh->slot[hint_index(nh, e->start)], e,
-		                      memory_order_relaxed);
+		hint_add(nh, e);
 	atomic_store_explicit(&c->hints, nh, memory_order_release);
 	pthread_mutex_unlock(&c->lock);
 	synchronize_rcu();
