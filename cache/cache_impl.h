@@ -135,6 +135,7 @@ struct hmr_cache {
 	/* Orders holding entries (bit per order): read by every lookup,
 	 * written under `lock` when an order's count goes 0 <-> 1. */
 	_Atomic uint32_t orders;
+	_Atomic uint32_t spans; /* Orders with entries crossing a granule. */
 	bool usable;       /* max_count > 0 and the monitor (if any) started. */
 	bool check_intact; /* memhooks: hmr__monitor_intact on each get. */
 	char why[128];     /* Why not usable. */
@@ -144,6 +145,7 @@ struct hmr_cache {
 	 * pointer work: no ops call, no allocation, no free, no unmap. */
 	pthread_mutex_t lock;
 	size_t order_count[ORDERS];
+	size_t span_count[ORDERS];
 	struct hmr_cache_entry *hand; /* Clock hand; NULL: ring empty. */
 	struct cache_inval inval[INVAL_RING];
 

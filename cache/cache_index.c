@@ -90,6 +90,7 @@ struct hmr_cache_entry *hmr__cache_ix_hit(struct hmr_cache *c, uint64_t start,
                                           uint64_t id)
 {
 	uint32_t mask = atomic_load_explicit(&c->orders, memory_order_acquire);
+	uint32_t spans = atomic_load_explicit(&c->spans, memory_order_acquire);
 	struct hmr_cache_entry *e;
 	struct ix_key k;
 
@@ -100,7 +101,8 @@ struct hmr_cache_entry *hmr__cache_ix_hit(struct hmr_cache *c, uint64_t start,
 		e = probe_hit(c, &k, start, end, access, id);
 		if (e)
 			return e;
-		if (!k.gran--)
+		/* The granule before only if some entry crosses one. */
+		if (!(spans & 1U << k.order) || !k.gran--)
 			continue;
 		e = probe_hit(c, &k, start, end, access, id);
 		if (e)
@@ -154,6 +156,21 @@ static void hint_add(struct cache_hints *h, struct hmr_cache_entry *e)
 	atomic_store_explicit(&set[w], e, memory_order_release);
 }
 
+/* Entries crossing into the next granule, per order: lookups probe the
+ * granule before start's only for orders that have some. */
+static void count_span(struct hmr_cache *c, struct hmr_cache_entry *e,
+                       unsigned order, int delta)
+{
+	if (granule(e->start, order) == granule(e->end - 1, order))
+		return;
+	if (delta > 0 && !c->span_count[order]++)
+		atomic_fetch_or_explicit(&c->spans, 1U << order,
+		                         memory_order_release);
+	if (delta < 0 && !--c->span_count[order])
+		atomic_fetch_and_explicit(&c->spans, ~(1U << order),
+		                          memory_order_relaxed);
+}
+
 void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 {
 	struct cache_hints *h = atomic_load(&c->hints);
@@ -162,6 +179,7 @@ void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 	est(e)->flags |= EF_PUBLISHED;
 	cds_lfht_node_init(&ent(e)->node);
 	ring_insert(c, e);
+	count_span(c, e, order, 1);
 	if (!c->order_count[order]++)
 		atomic_fetch_or_explicit(&c->orders, 1U << order,
 		                         memory_order_release);
@@ -188,6 +206,7 @@ void hmr__cache_ix_del(struct hmr_cache *c, struct hmr_cache_entry *e)
 			                      memory_order_relaxed);
 	cds_lfht_del(c->ht, &ent(e)->node);
 	ring_remove(c, e);
+	count_span(c, e, order, -1);
 	if (!--c->order_count[order])
 		atomic_fetch_and_explicit(&c->orders, ~(1U << order),
 		                          memory_order_relaxed);
@@ -219,7 +238,7 @@ static bool probe_order(struct hmr_cache *c, unsigned order, uint64_t lo,
 
 	if (g1 - g0 >= 2 * (uint64_t)c->order_count[order] + 2)
 		return false;
-	if (g0)
+	if (g0 && c->span_count[order])
 		g0--;
 	k.order = order;
 	for (g = g0;; g++) {
