@@ -139,20 +139,14 @@ static bool caching(struct hmr_cache *c)
 	       (!c->check_intact || hmr__monitor_intact());
 }
 
-static void count_hit(struct hmr_cache *c)
+struct cache_hit_slot *hmr__cache_slot(struct hmr_cache *c)
 {
-	struct cache_hit_slot *s;
 	unsigned slot = hit_slot;
 
 	if (!slot)
 		hit_slot = slot = atomic_fetch_add(&next_slot, 1) + 1;
-	/* Per thread (threads beyond HIT_SLOTS share, approximately):
-	 * a load and a store, no shared read-modify-write. */
-	s = &c->hit[(slot - 1) % HIT_SLOTS];
-	atomic_store_explicit(
-	        &s->hits,
-	        atomic_load_explicit(&s->hits, memory_order_relaxed) + 1,
-	        memory_order_relaxed);
+	/* Threads beyond HIT_SLOTS share one, counting approximately. */
+	return &c->hit[(slot - 1) % HIT_SLOTS];
 }
 
 /* An entry of the hint set of start's page, if one is the hit. */
@@ -194,7 +188,7 @@ int hmr__cache_get(struct hmr_cache *c, uintptr_t start, size_t len,
 	rcu_read_unlock();
 	if (!e)
 		return hmr__cache_miss(c, start, end, access, id, out);
-	count_hit(c);
+	hmr__cache_count(&hmr__cache_slot(c)->hits);
 	*out = e;
 	return 0;
 }
@@ -343,10 +337,12 @@ void hmr__cache_stats(struct hmr_cache *c, struct hmr_cache_stats *st)
 	unsigned i;
 
 	memset(st, 0, sizeof(*st));
-	for (i = 0; i < HIT_SLOTS; i++)
+	for (i = 0; i < HIT_SLOTS; i++) {
 		st->hits += atomic_load_explicit(&c->hit[i].hits,
 		                                 memory_order_relaxed);
-	st->misses = atomic_load(&c->misses);
+		st->misses += atomic_load_explicit(&c->hit[i].misses,
+		                                   memory_order_relaxed);
+	}
 	st->evictions = atomic_load(&c->evictions);
 	st->invalidations = atomic_load(&c->invalidations);
 	st->merges = atomic_load(&c->merges);

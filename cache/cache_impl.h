@@ -133,8 +133,11 @@ struct cache_inval {
 	uint64_t seq;
 };
 
+/* One thread's counters (a load and a store each: no shared
+ * read-modify-write on a hit or a miss). */
 struct cache_hit_slot {
 	alignas(64) _Atomic uint64_t hits;
+	_Atomic uint64_t misses;
 };
 
 struct hmr_cache {
@@ -164,7 +167,7 @@ struct hmr_cache {
 	_Atomic uint64_t inval_seq;    /* Written under lock. */
 	_Atomic long inflight;         /* Misses registering now. */
 	_Atomic long alive;            /* Registered, not yet dereg'd. */
-	_Atomic uint64_t misses, evictions, invalidations, merges, uncached;
+	_Atomic uint64_t evictions, invalidations, merges, uncached;
 	/* Lock-free stacks (through est->link): entries to deregister at
 	 * the drain, entries deregistered awaiting a grace period. */
 	struct hmr_cache_entry *_Atomic pending;
@@ -263,6 +266,15 @@ static inline bool hmr__cache_try_ref(struct hmr_cache_entry *e)
 	        &e->refs, &r, (r + 1) | REFS_HIT, memory_order_acquire,
 	        memory_order_relaxed));
 	return true;
+}
+
+/* This thread's counter slot. */
+struct cache_hit_slot *hmr__cache_slot(struct hmr_cache *c);
+static inline void hmr__cache_count(_Atomic uint64_t *n)
+{
+	atomic_store_explicit(n,
+	                      atomic_load_explicit(n, memory_order_relaxed) + 1,
+	                      memory_order_relaxed);
 }
 
 /* cache_miss.c */

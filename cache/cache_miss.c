@@ -120,7 +120,7 @@ int hmr__cache_miss(struct hmr_cache *c, uint64_t start, uint64_t end,
 	bool cached;
 	int ret;
 
-	atomic_fetch_add_explicit(&c->misses, 1, memory_order_relaxed);
+	hmr__cache_count(&hmr__cache_slot(c)->misses);
 	hmr__cache_reap(c, GRAVE_BATCH);
 	hmr__cache_ix_grow(c);
 	e = hmr__cache_new_entry(start, end, access, id);
