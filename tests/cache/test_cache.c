@@ -553,4 +553,32 @@ HMR_TEST(cache_invalidate_all_reaches_every_cache)
 	fake_close(&g, d);
 }
 
+/* Thousands of entries: the hint and hash tables grow on misses; every
+ * entry is still found, and an invalidation of half drops exactly half. */
+HMR_TEST(cache_many_entries_grow_the_index)
+{
+	enum { N = 5000 };
+	static struct hmr_cache_entry *e[N];
+	struct fake f;
+	struct hmr_cache *c;
+	int i;
+
+	fake_init(&f);
+	c = fake_cache(&f, 2 * N, 0, false, false);
+	for (i = 0; i < N; i++) {
+		e[i] = get(c, B + (uintptr_t)i * 2 * PG, PG, RW);
+		hmr__cache_put(c, e[i]);
+	}
+	for (i = 0; i < N; i++) {
+		ASSERT_PTR_EQ(get(c, B + (uintptr_t)i * 2 * PG + 8, 8, RD),
+		              e[i]);
+		hmr__cache_put(c, e[i]);
+	}
+	ASSERT_EQ(stats(c).hits, N);
+	hmr__cache_invalidate(c, B, (size_t)N * PG);
+	ASSERT_EQ(atomic_load(&f.deregs), N / 2);
+	ASSERT_EQ(stats(c).entries, N - N / 2);
+	fake_close(&f, c);
+}
+
 HMR_TEST_MAIN()
