@@ -41,18 +41,49 @@ static void install_atfork(void)
 	pthread_atfork(NULL, NULL, child_after_fork);
 }
 
-struct hmr_cache_entry *hmr__cache_new_entry(uint64_t start, uint64_t end,
+/* A spare from the freed entries, or NULL.  Not in a fork child: a
+ * parent thread may have held spare_lock. */
+static struct cache_ent *spare(struct hmr_cache *c)
+{
+	struct hmr_cache_entry *e = NULL;
+	void *raw;
+
+	if (!atomic_load_explicit(&c->spare_n, memory_order_relaxed) ||
+	    hmr__cache_child())
+		return NULL;
+	pthread_mutex_lock(&c->spare_lock);
+	e = c->spare;
+	if (e) {
+		c->spare = est(e)->link;
+		atomic_store_explicit(&c->spare_n, c->spare_n - 1,
+		                      memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&c->spare_lock);
+	if (!e)
+		return NULL;
+	raw = est(e)->raw;
+	memset(ent(e), 0, sizeof(struct cache_ent));
+	est(e)->raw = raw;
+	return ent(e);
+}
+
+struct hmr_cache_entry *hmr__cache_new_entry(struct hmr_cache *c,
+                                             uint64_t start, uint64_t end,
                                              uint64_t access, uint64_t id)
 {
-	/* Aligned by hand: posix_memalign costs a miss several hundred
-	 * instructions more than calloc. */
-	void *raw = hmr__calloc(1, sizeof(struct cache_ent) + 48);
-	struct cache_ent *n;
+	struct cache_ent *n = spare(c);
+	void *raw;
 
-	if (!raw)
-		return NULL;
-	n = (struct cache_ent *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
-	est(&n->e)->raw = raw;
+	if (!n) {
+		/* Aligned by hand: posix_memalign costs a miss several
+		 * hundred instructions more than calloc. */
+		raw = hmr__calloc(1, sizeof(struct cache_ent) + 48);
+		if (!raw)
+			return NULL;
+		n = (struct cache_ent *)(((uintptr_t)raw + 63) &
+		                         ~(uintptr_t)63);
+		est(&n->e)->raw = raw;
+	}
 	n->e.start = start;
 	n->e.end = end;
 	n->e.access = access;
@@ -60,8 +91,21 @@ struct hmr_cache_entry *hmr__cache_new_entry(uint64_t start, uint64_t end,
 	return &n->e;
 }
 
-void hmr__cache_free_entry(struct hmr_cache_entry *e)
+/* Kept as a spare (up to SPARES: a miss then skips malloc, an eviction
+ * free), else freed.  Never inside a monitor event: entries freed there
+ * go through the graveyard. */
+void hmr__cache_free_entry(struct hmr_cache *c, struct hmr_cache_entry *e)
 {
+	if (c && !hmr__cache_child() &&
+	    atomic_load_explicit(&c->spare_n, memory_order_relaxed) < SPARES) {
+		pthread_mutex_lock(&c->spare_lock);
+		est(e)->link = c->spare;
+		c->spare = e;
+		atomic_store_explicit(&c->spare_n, c->spare_n + 1,
+		                      memory_order_relaxed);
+		pthread_mutex_unlock(&c->spare_lock);
+		return;
+	}
 	free(est(e)->raw);
 }
 
@@ -87,6 +131,7 @@ int hmr__cache_open(const struct hmr_cache_attr *attr, struct hmr_cache **out)
 	if (!c->ht)
 		goto err_free_hints;
 	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->spare_lock, NULL);
 	hmr__cache_sub_init(c);
 	c->usable = attr->max_count > 0;
 	if (!c->usable)
@@ -237,7 +282,7 @@ void hmr__cache_bury(struct hmr_cache *c, struct hmr_cache_entry *e)
 	struct hmr_cache_entry *head;
 
 	if (!(est(e)->flags & EF_PUBLISHED)) {
-		hmr__cache_free_entry(e);
+		hmr__cache_free_entry(c, e);
 		return;
 	}
 	head = atomic_load(&c->grave);
@@ -273,7 +318,7 @@ void hmr__cache_reap(struct hmr_cache *c, size_t at_least)
 	tsan_acquire(&hmr__cache_rcu_sync);
 	for (; l; l = next, n++) {
 		next = est(l)->link;
-		hmr__cache_free_entry(l);
+		hmr__cache_free_entry(c, l);
 	}
 	atomic_fetch_sub(&c->grave_n, n);
 }
@@ -296,6 +341,7 @@ void hmr__cache_flush(struct hmr_cache *c)
 
 int hmr__cache_close(struct hmr_cache *c)
 {
+	struct hmr_cache_entry *e, *next;
 	struct hmr_cache **p;
 
 	if (!c)
@@ -326,6 +372,11 @@ int hmr__cache_close(struct hmr_cache *c)
 	pthread_rwlock_unlock(&open_lock);
 	hmr__cache_reap(c, 1);
 	cds_lfht_destroy(c->ht, NULL);
+	for (e = c->spare; e; e = next) {
+		next = est(e)->link;
+		free(est(e)->raw);
+	}
+	pthread_mutex_destroy(&c->spare_lock);
 	pthread_mutex_destroy(&c->lock);
 	free(c->hints);
 	free(c);

@@ -54,8 +54,9 @@ enum {
 	ORDER_STEP = 2,
 	ORDERS = 27, /* Shifts 12..62 and 64. */
 	HIT_SLOTS = 64,
-	INVAL_RING = 32, /* Recent invalidations a miss checks against. */
-	GRAVE_BATCH = 64 /* Dead entries freed per grace period. */
+	INVAL_RING = 32,  /* Recent invalidations a miss checks against. */
+	GRAVE_BATCH = 64, /* Dead entries freed per grace period. */
+	SPARES = 256      /* Freed entries kept for the next misses. */
 };
 
 /* Entry flags (est->flags): written only before the entry is published
@@ -174,6 +175,12 @@ struct hmr_cache {
 	struct hmr_cache_entry *_Atomic grave;
 	_Atomic size_t grave_n;
 
+	/* spare_lock protects `spare` (entries freed, kept for misses):
+	 * its own lock, never taken in monitor events nor under `lock`. */
+	pthread_mutex_t spare_lock;
+	struct hmr_cache_entry *spare;
+	_Atomic size_t spare_n;
+
 	struct hmr_monitor_sub sub;
 	bool subscribed;
 	struct hmr_cache *next_open; /* The open caches (cache.c's lock). */
@@ -212,9 +219,10 @@ static inline bool hmr__cache_child(void)
 {
 	return atomic_load_explicit(&hmr__cache_forked, memory_order_relaxed);
 }
-struct hmr_cache_entry *hmr__cache_new_entry(uint64_t start, uint64_t end,
+struct hmr_cache_entry *hmr__cache_new_entry(struct hmr_cache *c,
+                                             uint64_t start, uint64_t end,
                                              uint64_t access, uint64_t id);
-void hmr__cache_free_entry(struct hmr_cache_entry *e);
+void hmr__cache_free_entry(struct hmr_cache *c, struct hmr_cache_entry *e);
 void hmr__cache_bury(struct hmr_cache *c, struct hmr_cache_entry *e);
 void hmr__cache_dereg(struct hmr_cache *c, struct hmr_cache_entry *e);
 void hmr__cache_dereg_list(struct hmr_cache *c, struct hmr_cache_entry *l);

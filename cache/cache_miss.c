@@ -24,14 +24,14 @@ int hmr__cache_reg_uncached(struct hmr_cache *c, uint64_t start, uint64_t end,
                             struct hmr_cache_entry **out)
 {
 	struct hmr_cache_entry *e =
-	        hmr__cache_new_entry(start, end, access, id);
+	        hmr__cache_new_entry(c, start, end, access, id);
 	int ret;
 
 	if (!e)
 		return -FI_ENOMEM;
 	ret = reg(c, e);
 	if (ret) {
-		hmr__cache_free_entry(e);
+		hmr__cache_free_entry(c, e);
 		return ret;
 	}
 	atomic_store_explicit(&e->refs, REFS_DEAD | 1, memory_order_relaxed);
@@ -123,7 +123,7 @@ int hmr__cache_miss(struct hmr_cache *c, uint64_t start, uint64_t end,
 	hmr__cache_count(&hmr__cache_slot(c)->misses);
 	hmr__cache_reap(c, GRAVE_BATCH);
 	hmr__cache_ix_grow(c);
-	e = hmr__cache_new_entry(start, end, access, id);
+	e = hmr__cache_new_entry(c, start, end, access, id);
 	if (!e)
 		return -FI_ENOMEM;
 	/* An invalidation from here on that overlaps what we register
@@ -165,6 +165,6 @@ int hmr__cache_miss(struct hmr_cache *c, uint64_t start, uint64_t end,
 	return 0;
 err_free:
 	atomic_fetch_sub(&c->inflight, 1);
-	hmr__cache_free_entry(e);
+	hmr__cache_free_entry(c, e);
 	return ret;
 }
