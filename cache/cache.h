@@ -27,7 +27,8 @@
  *   reference count: no global lock, no shared written cache line.
  * - Entries referenced by nobody stay registered (idle) until evicted:
  *   over max_count entries or max_size bytes, the least recently used
- *   idle ones go (second-chance clock: a hit sets a bit, no list move).
+ *   idle ones go (second-chance clock: a hit sets a bit in refs with the
+ *   same instruction that counts it, no list move).
  * - Invalidation (a monitor event, hmr__cache_invalidate) removes every
  *   entry overlapping the range from lookup at once; idle ones are
  *   deregistered before the event returns (before the unmap proceeds),
@@ -53,10 +54,12 @@ struct hmr_cache_entry {
 	uint64_t access; /* The owner's access bits registered. */
 	uint64_t id;     /* Memory identity (see above). */
 	void *handle;    /* The owner's registration (an ibv_mr *). */
-	/* The cache's own state follows. */
-	_Atomic uint64_t refs;  /* Users, and a DEAD bit once invalidated. */
-	atomic_bool referenced; /* Clock bit: hit since the hand passed. */
-	void *priv[12];         /* Index nodes, list links, RCU head. */
+	/* The cache's own state follows.  refs: the users, the clock bit
+	 * (a hit since the hand passed, set by the hit's own increment) and
+	 * a DEAD bit once out of the index.  The cache allocates the entry
+	 * behind its index node, so that a hit reads one cache line. */
+	_Atomic uint64_t refs;
+	void *priv[5]; /* List links, flags. */
 };
 
 struct hmr_cache_ops {

@@ -7,6 +7,8 @@
  * or 1 on failure. */
 int bench_memtype(int argc, char **argv);
 int bench_verbs(int argc, char **argv);
+/* bench_cache.c: the registration cache against UCX's rcache. */
+int bench_cache(int argc, char **argv);
 
 #include <stddef.h>
 /* bench_libfabric.c: libfabric's verbs domain on `nic` (MR cache off),

@@ -12,6 +12,9 @@ static const struct {
 } benches[] = {
         {"memtype", bench_memtype,
          "classify a host pointer: hmr_hmem_query vs UCX memtype cache"},
+        {"cache", bench_cache,
+         "registration cache hits, misses, eviction, unmap, threads vs "
+         "UCX rcache"},
 #ifdef HMR_BENCH_LIBFABRIC
         {"swreg", bench_swreg,
          "software-domain fi_mr_reg/fi_close and access checks vs "

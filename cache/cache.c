@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* cache.c: the registration cache's life, its gets and puts, fork. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hmr/hmr.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "base/range.h"
+#include "cache/cache_impl.h"
+
+char hmr__cache_rcu_sync;
+
+/* The open caches, for hmr__cache_invalidate_all and _flush_all.  A
+ * rwlock: the walkers read-lock it and may nest (a dereg that frees may
+ * reach hmr_mr_cache_invalidate); open and close write-lock it. */
+static pthread_rwlock_t open_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct hmr_cache *open_caches; /* (open_lock) */
+
+/* Set in a fork child: every cache bypasses (the parent's registrations
+ * are the parent's; its locks may be held by threads that do not exist
+ * here).  Ours rather than hmr__monitor_forked(): unmonitored caches too,
+ * and one load on the hit path. */
+atomic_bool hmr__cache_forked;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* Which thread's hit counter (0: not chosen yet). */
+static __thread unsigned hit_slot __attribute__((tls_model("initial-exec")));
+static atomic_uint next_slot;
+
+static void child_after_fork(void)
+{
+	atomic_store(&hmr__cache_forked, true);
+}
+
+static void install_atfork(void)
+{
+	pthread_atfork(NULL, NULL, child_after_fork);
+}
+
+/* A spare from the freed entries, or NULL.  Not in a fork child: a
+ * parent thread may have held spare_lock. */
+static struct cache_ent *spare(struct hmr_cache *c)
+{
+	struct hmr_cache_entry *e = NULL;
+	void *raw;
+
+	if (!atomic_load_explicit(&c->spare_n, memory_order_relaxed) ||
+	    hmr__cache_child())
+		return NULL;
+	pthread_mutex_lock(&c->spare_lock);
+	e = c->spare;
+	if (e) {
+		c->spare = est(e)->link;
+		atomic_store_explicit(&c->spare_n, c->spare_n - 1,
+		                      memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&c->spare_lock);
+	if (!e)
+		return NULL;
+	raw = est(e)->raw;
+	memset(ent(e), 0, sizeof(struct cache_ent));
+	est(e)->raw = raw;
+	return ent(e);
+}
+
+struct hmr_cache_entry *hmr__cache_new_entry(struct hmr_cache *c,
+                                             uint64_t start, uint64_t end,
+                                             uint64_t access, uint64_t id)
+{
+	struct cache_ent *n = spare(c);
+	void *raw;
+
+	if (!n) {
+		/* Aligned by hand: posix_memalign costs a miss several
+		 * hundred instructions more than calloc. */
+		raw = hmr__calloc(1, sizeof(struct cache_ent) + 48);
+		if (!raw)
+			return NULL;
+		n = (struct cache_ent *)(((uintptr_t)raw + 63) &
+		                         ~(uintptr_t)63);
+		est(&n->e)->raw = raw;
+	}
+	n->e.start = start;
+	n->e.end = end;
+	n->e.access = access;
+	n->e.id = id;
+	return &n->e;
+}
+
+/* Kept as a spare (up to SPARES: a miss then skips malloc, an eviction
+ * free), else freed.  Never inside a monitor event: entries freed there
+ * go through the graveyard. */
+void hmr__cache_free_entry(struct hmr_cache *c, struct hmr_cache_entry *e)
+{
+	if (c && !hmr__cache_child() &&
+	    atomic_load_explicit(&c->spare_n, memory_order_relaxed) < SPARES) {
+		pthread_mutex_lock(&c->spare_lock);
+		est(e)->link = c->spare;
+		c->spare = e;
+		atomic_store_explicit(&c->spare_n, c->spare_n + 1,
+		                      memory_order_relaxed);
+		pthread_mutex_unlock(&c->spare_lock);
+		return;
+	}
+	free(est(e)->raw);
+}
+
+int hmr__cache_open(const struct hmr_cache_attr *attr, struct hmr_cache **out)
+{
+	struct hmr_cache *c;
+
+	if (!attr || !attr->ops || !attr->ops->reg || !attr->ops->dereg)
+		return -FI_EINVAL;
+	pthread_once(&atfork_once, install_atfork);
+	c = hmr__aligned_calloc(alignof(struct hmr_cache), sizeof(*c));
+	if (!c)
+		return -FI_ENOMEM;
+	c->attr = *attr;
+	snprintf(c->name, sizeof(c->name), "%s", attr->name ? attr->name : "");
+	c->attr.name = c->name;
+	c->ht_size = 1024;
+	c->hints = hmr__cache_hints_new(64 - 8); /* 1,024 slots. */
+	if (!c->hints)
+		goto err_free;
+	/* No CDS_LFHT_AUTO_RESIZE: see hmr__cache_ix_grow. */
+	c->ht = cds_lfht_new(c->ht_size, c->ht_size, 0, 0, NULL);
+	if (!c->ht)
+		goto err_free_hints;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->spare_lock, NULL);
+	hmr__cache_sub_init(c);
+	c->usable = attr->max_count > 0;
+	if (!c->usable)
+		snprintf(c->why, sizeof(c->why), "max_count is 0");
+	if (c->usable && attr->monitored) {
+		if (hmr__monitor_start(c->why, sizeof(c->why))) {
+			c->usable = false;
+			hmr_warn(
+			        "cache %s: not caching: no memory monitor (%s)",
+			        c->name, c->why);
+		} else {
+			hmr__monitor_subscribe(&c->sub);
+			c->subscribed = true;
+			c->check_intact =
+			        hmr__monitor_kind() == HMR_MONITOR_MEMHOOKS;
+		}
+	}
+	pthread_rwlock_wrlock(&open_lock);
+	c->next_open = open_caches;
+	open_caches = c;
+	pthread_rwlock_unlock(&open_lock);
+	*out = c;
+	return 0;
+err_free_hints:
+	free(c->hints);
+err_free:
+	free(c);
+	return -FI_ENOMEM;
+}
+
+bool hmr__cache_active(struct hmr_cache *c, char *why, size_t why_len)
+{
+	const char *r = NULL;
+
+	if (!c->usable)
+		r = c->why;
+	else if (hmr__cache_child() || hmr__monitor_forked())
+		r = "a fork child: the parent's registrations are not used";
+	else if (c->attr.monitored && !hmr__monitor_intact())
+		r = "the memory monitor's hooks were overwritten by another "
+		    "library";
+	if (why && why_len)
+		snprintf(why, why_len, "%s", r ? r : "");
+	return !r;
+}
+
+static bool caching(struct hmr_cache *c)
+{
+	return c->usable && !hmr__cache_child() &&
+	       (!c->check_intact || hmr__monitor_intact());
+}
+
+struct cache_hit_slot *hmr__cache_slot(struct hmr_cache *c)
+{
+	unsigned slot = hit_slot;
+
+	if (!slot)
+		hit_slot = slot = atomic_fetch_add(&next_slot, 1) + 1;
+	/* Threads beyond HIT_SLOTS share one, counting approximately. */
+	return &c->hit[(slot - 1) % HIT_SLOTS];
+}
+
+/* An entry of the hint set of start's page, if one is the hit. */
+static inline struct hmr_cache_entry *hint(struct hmr_cache *c, uint64_t start,
+                                           uint64_t end, uint64_t access,
+                                           uint64_t id)
+{
+	struct cache_hints *h =
+	        atomic_load_explicit(&c->hints, memory_order_acquire);
+	struct hmr_cache_entry *_Atomic *set = &h->slot[hint_set(h, start)];
+	struct hmr_cache_entry *e;
+	unsigned w;
+
+	for (w = 0; w < HINT_WAYS; w++) {
+		e = atomic_load_explicit(&set[w], memory_order_acquire);
+		if (e && e->start <= start && end <= e->end && e->id == id &&
+		    (e->access & access) == access && hmr__cache_try_ref(e))
+			return e;
+	}
+	return NULL;
+}
+
+int hmr__cache_get(struct hmr_cache *c, uintptr_t start, size_t len,
+                   uint64_t access, uint64_t id, struct hmr_cache_entry **out)
+{
+	struct hmr_cache_entry *e;
+	uint64_t end;
+
+	if (!hmr__range_valid(start, len))
+		return -FI_EINVAL;
+	hmr__range_end(start, len, &end);
+	if (!caching(c))
+		return hmr__cache_reg_uncached(c, start, end, access, id, out);
+	rcu_read_lock();
+	e = hint(c, start, end, access, id);
+	if (!e)
+		e = hmr__cache_ix_hit(c, start, end, access, id);
+	tsan_release(&hmr__cache_rcu_sync);
+	rcu_read_unlock();
+	if (!e)
+		return hmr__cache_miss(c, start, end, access, id, out);
+	hmr__cache_count(&hmr__cache_slot(c)->hits);
+	*out = e;
+	return 0;
+}
+
+void hmr__cache_put(struct hmr_cache *c, struct hmr_cache_entry *e)
+{
+	uint64_t r =
+	        atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) -
+	        1;
+	struct hmr_cache_entry *idle;
+
+	if (r & REFS_COUNT)
+		return;
+	if (!(r & REFS_DEAD)) { /* Idle now, still indexed. */
+		if (!hmr__cache_over(c) || hmr__cache_child())
+			return;
+		rcu_read_lock();
+		pthread_mutex_lock(&c->lock);
+		idle = hmr__cache_ix_evict(c, NULL);
+		pthread_mutex_unlock(&c->lock);
+		tsan_release(&hmr__cache_rcu_sync);
+		rcu_read_unlock();
+		hmr__cache_dereg_list(c, idle);
+		return;
+	}
+	/* The last user of an entry out of the index.  A fork child leaves
+	 * the parent's alone. */
+	if (hmr__cache_child() && (est(e)->flags & EF_PUBLISHED))
+		return;
+	hmr__cache_dereg(c, e);
+	hmr__cache_bury(c, e);
+}
+
+void hmr__cache_dereg(struct hmr_cache *c, struct hmr_cache_entry *e)
+{
+	if (est(e)->flags & EF_WATCHED)
+		hmr__monitor_unwatch(e->start, e->end - e->start);
+	c->attr.ops->dereg(c->attr.ctx, e);
+	atomic_fetch_sub_explicit(&c->alive, 1, memory_order_relaxed);
+}
+
+/* A deregistered entry: freed now if no reader could have seen it, else
+ * after a grace period (the graveyard; never freed inside an event). */
+void hmr__cache_bury(struct hmr_cache *c, struct hmr_cache_entry *e)
+{
+	struct hmr_cache_entry *head;
+
+	if (!(est(e)->flags & EF_PUBLISHED)) {
+		hmr__cache_free_entry(c, e);
+		return;
+	}
+	head = atomic_load(&c->grave);
+	do
+		est(e)->link = head;
+	while (!atomic_compare_exchange_weak(&c->grave, &head, e));
+	atomic_fetch_add(&c->grave_n, 1);
+}
+
+void hmr__cache_dereg_list(struct hmr_cache *c, struct hmr_cache_entry *l)
+{
+	struct hmr_cache_entry *next;
+
+	for (; l; l = next) {
+		next = est(l)->link;
+		hmr__cache_dereg(c, l);
+		hmr__cache_bury(c, l);
+	}
+}
+
+/* Free the graveyard when it holds at least `at_least` entries: one grace
+ * period for all.  Never inside a monitor event or a read-side section. */
+void hmr__cache_reap(struct hmr_cache *c, size_t at_least)
+{
+	struct hmr_cache_entry *l, *next;
+	size_t n = 0;
+
+	if (!atomic_load_explicit(&c->grave, memory_order_relaxed) ||
+	    atomic_load_explicit(&c->grave_n, memory_order_relaxed) < at_least)
+		return;
+	l = atomic_exchange(&c->grave, NULL);
+	synchronize_rcu();
+	tsan_acquire(&hmr__cache_rcu_sync);
+	for (; l; l = next, n++) {
+		next = est(l)->link;
+		hmr__cache_free_entry(c, l);
+	}
+	atomic_fetch_sub(&c->grave_n, n);
+}
+
+void hmr__cache_flush(struct hmr_cache *c)
+{
+	struct hmr_cache_entry *idle;
+
+	if (hmr__cache_child())
+		return;
+	rcu_read_lock();
+	pthread_mutex_lock(&c->lock);
+	idle = hmr__cache_ix_flush(c);
+	pthread_mutex_unlock(&c->lock);
+	tsan_release(&hmr__cache_rcu_sync);
+	rcu_read_unlock();
+	hmr__cache_dereg_list(c, idle);
+	hmr__cache_reap(c, 1);
+}
+
+int hmr__cache_close(struct hmr_cache *c)
+{
+	struct hmr_cache_entry *e, *next;
+	struct hmr_cache **p;
+
+	if (!c)
+		return 0;
+	/* A fork child touches nothing of the parent's (its locks may be
+	 * held by threads that are not here): the cache stays as it was. */
+	if (hmr__cache_child())
+		return 0;
+	hmr__cache_flush(c);
+	/* Nested events' leftovers, then what users still hold. */
+	hmr__cache_dereg_list(c, atomic_exchange(&c->pending, NULL));
+	if (atomic_load(&c->alive) > 0) {
+		hmr_warn("cache %s: closed with %ld registrations in use",
+		         c->name, (long)atomic_load(&c->alive));
+		return -FI_EBUSY;
+	}
+	if (c->subscribed)
+		hmr__monitor_unsubscribe(&c->sub);
+	/* An event delivered before the unsubscribe may have left some. */
+	hmr__cache_dereg_list(c, atomic_exchange(&c->pending, NULL));
+	pthread_rwlock_wrlock(&open_lock);
+	for (p = &open_caches; *p; p = &(*p)->next_open) {
+		if (*p == c) {
+			*p = c->next_open;
+			break;
+		}
+	}
+	pthread_rwlock_unlock(&open_lock);
+	hmr__cache_reap(c, 1);
+	cds_lfht_destroy(c->ht, NULL);
+	for (e = c->spare; e; e = next) {
+		next = est(e)->link;
+		free(est(e)->raw);
+	}
+	pthread_mutex_destroy(&c->spare_lock);
+	pthread_mutex_destroy(&c->lock);
+	free(c->hints);
+	free(c);
+	return 0;
+}
+
+void hmr__cache_stats(struct hmr_cache *c, struct hmr_cache_stats *st)
+{
+	unsigned i;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < HIT_SLOTS; i++) {
+		st->hits += atomic_load_explicit(&c->hit[i].hits,
+		                                 memory_order_relaxed);
+		st->misses += atomic_load_explicit(&c->hit[i].misses,
+		                                   memory_order_relaxed);
+	}
+	st->evictions = atomic_load(&c->evictions);
+	st->invalidations = atomic_load(&c->invalidations);
+	st->merges = atomic_load(&c->merges);
+	st->uncached = atomic_load(&c->uncached);
+	st->entries = atomic_load(&c->entries);
+	st->bytes = atomic_load(&c->bytes);
+	if (hmr__cache_child())
+		return; /* The lock may be a parent thread's. */
+	pthread_mutex_lock(&c->lock);
+	st->idle = hmr__cache_ix_idle(c);
+	pthread_mutex_unlock(&c->lock);
+}
+
+void hmr__cache_invalidate_all(uintptr_t start, size_t len)
+{
+	struct hmr_cache *c;
+
+	if (hmr__cache_child())
+		return; /* open_lock may be a parent thread's. */
+	pthread_rwlock_rdlock(&open_lock);
+	for (c = open_caches; c; c = c->next_open)
+		hmr__cache_invalidate(c, start, len);
+	pthread_rwlock_unlock(&open_lock);
+}
+
+void hmr__cache_flush_all(void)
+{
+	struct hmr_cache *c;
+
+	if (hmr__cache_child())
+		return;
+	pthread_rwlock_rdlock(&open_lock);
+	for (c = open_caches; c; c = c->next_open)
+		hmr__cache_flush(c);
+	pthread_rwlock_unlock(&open_lock);
+}

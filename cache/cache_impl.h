@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* cache_impl.h: the registration cache's private state, shared by its files. */
+#ifndef HMR_CACHE_CACHE_IMPL_H
+#define HMR_CACHE_CACHE_IMPL_H
+
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+/*
+ * The read side inlined (liburcu's _LGPL_SOURCE, which its README allows
+ * GPL-compatible code; BSD-2-Clause is): a hit saves two calls and their
+ * TLS lookups.  Not under UBSan: liburcu 0.13's header declares its reader
+ * struct 128-byte aligned while the library lays readers out 32 bytes
+ * apart, which UBSan reports in the inlined code; those builds call the
+ * library's functions instead (the same code, compiled there).
+ */
+#ifndef HMR_CACHE_RCU_CALLS
+#define _LGPL_SOURCE
+#endif
+#include <urcu-bp.h>
+#include <urcu/rculfhash.h>
+
+#include "cache/cache.h"
+#include "monitor/monitor.h"
+
+/*
+ * Files: cache.c (open, close, get, put, flush, stats, the list of open
+ * caches, fork), cache_miss.c (a miss: register, merge, insert, the
+ * invalidation race), cache_index.c (the hash index, the clock ring,
+ * eviction, range scans), cache_inval.c (invalidation and the monitor's
+ * callbacks).  doc/cache.md says why the index and the rules are so.
+ */
+
+/* refs: the users in the low bits; HIT, the clock bit (set by the hit's
+ * own increment, cleared by the hand: no second write on a hit); DEAD once
+ * the entry left the index (invalidated, evicted, merged away, or never
+ * indexed): a hit fails on it, and whoever drops the count to 0 with DEAD
+ * set (or sets DEAD on a count of 0) deregisters. */
+#define REFS_DEAD  (1ULL << 63)
+#define REFS_HIT   (1ULL << 62)
+#define REFS_COUNT (REFS_HIT - 1)
+
+/*
+ * Index orders: an entry of length L is indexed at the smallest granule
+ * 2^shift >= L (shift 12, 14, ..., 62, then 64: the whole space), under
+ * the granule of its start: it reaches at most into the next granule, so
+ * a lookup of address a probes a's granule and the one before.  Steps of
+ * 4x keep at most a few non-overlapping entries per granule.
+ */
+enum {
+	ORDER_MIN_SHIFT = 12,
+	ORDER_STEP = 2,
+	ORDERS = 27, /* Shifts 12..62 and 64. */
+	HIT_SLOTS = 64,
+	INVAL_RING = 32,  /* Recent invalidations a miss checks against. */
+	GRAVE_BATCH = 64, /* Dead entries freed per grace period. */
+	SPARES = 256      /* Freed entries kept for the next misses. */
+};
+
+/* Entry flags (est->flags): written only before the entry is published
+ * or handed out (a user may read them at any time). */
+enum {
+	EF_PUBLISHED = 1 << 0, /* Was in the index: freed after a grace. */
+	EF_WATCHED = 1 << 1,   /* hmr__monitor_watch holds its range. */
+};
+
+/*
+ * What the cache allocates per entry: its lfht node, then the entry, 64
+ * bytes aligned, so that a hit reads one cache line: the node, start,
+ * end, access, id, handle and refs (the hash table's bucket aside).
+ */
+struct cache_ent {
+	struct cds_lfht_node node;
+	struct hmr_cache_entry e;
+};
+_Static_assert(offsetof(struct cache_ent, e.refs) + 8 <= 64,
+               "a hit's fields in the first cache line");
+
+static inline struct cache_ent *ent(struct hmr_cache_entry *e)
+{
+	return (struct cache_ent *)(void *)((char *)e -
+	                                    offsetof(struct cache_ent, e));
+}
+
+/* The cache's cold state of an entry, laid over hmr_cache_entry.priv. */
+struct __attribute__((may_alias)) cache_est {
+	struct hmr_cache_entry *prev, *next; /* Clock ring (cache lock). */
+	/* One list at a time: a scan's result, pending (deferred dereg),
+	 * the graveyard (awaiting a grace period). */
+	struct hmr_cache_entry *link;
+	void *raw; /* What hmr__calloc returned (the entry is aligned in it). */
+	uint32_t flags;
+};
+_Static_assert(sizeof(struct cache_est) <=
+                       sizeof(((struct hmr_cache_entry *)0)->priv),
+               "the entry state fits in hmr_cache_entry.priv");
+
+static inline struct cache_est *est(struct hmr_cache_entry *e)
+{
+	return (struct cache_est *)(void *)e->priv;
+}
+
+/*
+ * The hint table: for each indexed entry one slot, chosen by the page of
+ * its start, points at it, so that a get of a range starting in an
+ * entry's first page (the common case: the same buffers again) finds it
+ * with one load instead of an lfht lookup.  Only a hint: a slot holds the
+ * last entry inserted there, and every other lookup goes to the lfht.
+ * Slots are written under the cache lock (set at insert, cleared at
+ * removal: a slot never points at an entry out of the index once the
+ * removal's grace period begins); the table is replaced when it grows,
+ * the old one freed after a grace period.
+ */
+enum { HINT_WAYS = 4 }; /* Slots per set: 32 bytes, one cache line. */
+
+struct cache_hints {
+	unsigned shift; /* 64 - log2(sets). */
+	char pad[28];   /* Sets 32-byte aligned (the table 64). */
+	struct hmr_cache_entry *_Atomic slot[];
+};
+
+/* The first slot of the set of `addr`'s page. */
+static inline size_t hint_set(const struct cache_hints *h, uint64_t addr)
+{
+	return HINT_WAYS *
+	       (size_t)(((addr >> 12) * 0x9E3779B97F4A7C15ULL) >> h->shift);
+}
+
+/* A recent invalidation, for misses that registered across it. */
+struct cache_inval {
+	uint64_t lo, hi; /* Bytes [lo, hi]. */
+	uint64_t seq;
+};
+
+/* One thread's counters (a load and a store each: no shared
+ * read-modify-write on a hit or a miss). */
+struct cache_hit_slot {
+	alignas(64) _Atomic uint64_t hits;
+	_Atomic uint64_t misses;
+};
+
+struct hmr_cache {
+	struct hmr_cache_attr attr;
+	char name[48];
+	struct cds_lfht *ht;
+	struct cache_hints *_Atomic hints;
+	/* Orders holding entries (bit per order): read by every lookup,
+	 * written under `lock` when an order's count goes 0 <-> 1. */
+	_Atomic uint32_t orders;
+	_Atomic uint32_t spans; /* Orders with entries crossing a granule. */
+	bool usable;       /* max_count > 0 and the monitor (if any) started. */
+	bool check_intact; /* memhooks: hmr__monitor_intact on each get. */
+	char why[128];     /* Why not usable. */
+
+	/* `lock` protects the index's writers: the lfht's adds and dels,
+	 * the ring, the counts, the invalidation ring.  Held only for
+	 * pointer work: no ops call, no allocation, no free, no unmap. */
+	pthread_mutex_t lock;
+	size_t order_count[ORDERS];
+	size_t span_count[ORDERS];
+	struct hmr_cache_entry *hand; /* Clock hand; NULL: ring empty. */
+	struct cache_inval inval[INVAL_RING];
+
+	_Atomic size_t entries, bytes; /* Written under lock. */
+	_Atomic unsigned long ht_size; /* Buckets asked for. */
+	_Atomic uint64_t inval_seq;    /* Written under lock. */
+	_Atomic long inflight;         /* Misses registering now. */
+	_Atomic long alive;            /* Registered, not yet dereg'd. */
+	_Atomic uint64_t evictions, invalidations, merges, uncached;
+	/* Lock-free stacks (through est->link): entries to deregister at
+	 * the drain, entries deregistered awaiting a grace period. */
+	struct hmr_cache_entry *_Atomic pending;
+	struct hmr_cache_entry *_Atomic grave;
+	_Atomic size_t grave_n;
+
+	/* spare_lock protects `spare` (entries freed, kept for misses):
+	 * its own lock, never taken in monitor events nor under `lock`. */
+	pthread_mutex_t spare_lock;
+	struct hmr_cache_entry *spare;
+	_Atomic size_t spare_n;
+
+	struct hmr_monitor_sub sub;
+	bool subscribed;
+	struct hmr_cache *next_open; /* The open caches (cache.c's lock). */
+	struct cache_hit_slot hit[HIT_SLOTS];
+};
+
+/*
+ * ThreadSanitizer does not see liburcu's synchronisation (it is not
+ * instrumented): publishing an entry through the lfht and freeing it after
+ * a grace period are told to it here, so it checks hmr's own accesses with
+ * the real happens-before edges.  Nothing in other builds.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define HMR_CACHE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define HMR_CACHE_TSAN 1
+#endif
+#endif
+#ifdef HMR_CACHE_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define tsan_acquire(a) __tsan_acquire((void *)(a))
+#define tsan_release(a) __tsan_release((void *)(a))
+#else
+#define tsan_acquire(a) ((void)(a))
+#define tsan_release(a) ((void)(a))
+#endif
+/* What every read-side section releases and a reclaimer acquires. */
+extern char hmr__cache_rcu_sync;
+
+/* cache.c */
+/* Set in a fork child (pthread_atfork). */
+extern atomic_bool hmr__cache_forked;
+static inline bool hmr__cache_child(void)
+{
+	return atomic_load_explicit(&hmr__cache_forked, memory_order_relaxed);
+}
+struct hmr_cache_entry *hmr__cache_new_entry(struct hmr_cache *c,
+                                             uint64_t start, uint64_t end,
+                                             uint64_t access, uint64_t id);
+void hmr__cache_free_entry(struct hmr_cache *c, struct hmr_cache_entry *e);
+void hmr__cache_bury(struct hmr_cache *c, struct hmr_cache_entry *e);
+void hmr__cache_dereg(struct hmr_cache *c, struct hmr_cache_entry *e);
+void hmr__cache_dereg_list(struct hmr_cache *c, struct hmr_cache_entry *l);
+void hmr__cache_reap(struct hmr_cache *c, size_t at_least);
+
+/* cache_index.c: the index.  Lookups inside an RCU read-side section;
+ * the rest with `lock` held, inside one too. */
+struct hmr_cache_entry *hmr__cache_ix_hit(struct hmr_cache *c, uint64_t start,
+                                          uint64_t end, uint64_t access,
+                                          uint64_t id);
+void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e);
+void hmr__cache_ix_del(struct hmr_cache *c, struct hmr_cache_entry *e);
+/* Indexed entries with a byte in [lo, hi] (of `id` when `any_id` is
+ * false), as a list through est->link. */
+struct hmr_cache_entry *hmr__cache_ix_scan(struct hmr_cache *c, uint64_t lo,
+                                           uint64_t hi, bool any_id,
+                                           uint64_t id);
+/* Idle entries evicted while over the limits: made DEAD, unindexed, and
+ * returned as a list (to deregister once the lock is dropped). */
+struct hmr_cache_entry *hmr__cache_ix_evict(struct hmr_cache *c,
+                                            struct hmr_cache_entry *list);
+static inline bool hmr__cache_over(struct hmr_cache *c)
+{
+	size_t max_size = c->attr.max_size;
+
+	return atomic_load_explicit(&c->entries, memory_order_relaxed) >
+	               c->attr.max_count ||
+	       (max_size &&
+	        atomic_load_explicit(&c->bytes, memory_order_relaxed) >
+	                max_size);
+}
+/* Every indexed entry that is idle, made DEAD and unindexed. */
+struct hmr_cache_entry *hmr__cache_ix_flush(struct hmr_cache *c);
+size_t hmr__cache_ix_idle(struct hmr_cache *c);
+/* Grow the hash and hint tables when they hold too many entries
+ * (outside locks and read-side sections). */
+void hmr__cache_ix_grow(struct hmr_cache *c);
+struct cache_hints *hmr__cache_hints_new(unsigned shift);
+/* A reference, unless the entry is DEAD; the clock bit set by the same
+ * instruction. */
+static inline bool hmr__cache_try_ref(struct hmr_cache_entry *e)
+{
+	uint64_t r = atomic_load_explicit(&e->refs, memory_order_relaxed);
+
+	do {
+		if (r & REFS_DEAD)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(
+	        &e->refs, &r, (r + 1) | REFS_HIT, memory_order_acquire,
+	        memory_order_relaxed));
+	return true;
+}
+
+/* This thread's counter slot. */
+struct cache_hit_slot *hmr__cache_slot(struct hmr_cache *c);
+static inline void hmr__cache_count(_Atomic uint64_t *n)
+{
+	atomic_store_explicit(n,
+	                      atomic_load_explicit(n, memory_order_relaxed) + 1,
+	                      memory_order_relaxed);
+}
+
+/* cache_miss.c */
+int hmr__cache_miss(struct hmr_cache *c, uint64_t start, uint64_t end,
+                    uint64_t access, uint64_t id, struct hmr_cache_entry **out);
+int hmr__cache_reg_uncached(struct hmr_cache *c, uint64_t start, uint64_t end,
+                            uint64_t access, uint64_t id,
+                            struct hmr_cache_entry **out);
+
+/* cache_inval.c */
+void hmr__cache_inval(struct hmr_cache *c, uint64_t lo, uint64_t hi,
+                      bool defer);
+void hmr__cache_sub_init(struct hmr_cache *c);
+/* Whether a miss that read inval_seq `seq0` raced an invalidation of
+ * [lo, hi] (cache lock held). */
+bool hmr__cache_raced(struct hmr_cache *c, uint64_t seq0, uint64_t lo,
+                      uint64_t hi);
+
+#endif /* HMR_CACHE_CACHE_IMPL_H */
