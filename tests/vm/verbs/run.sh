@@ -8,7 +8,8 @@ if ! vm_setup_rxe; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-vm_run_programs /payload/two_hosts /payload/verbs_suite /payload/verbs_cache
+vm_run_programs /payload/two_hosts /payload/verbs_suite /payload/verbs_cache \
+	/payload/verbs_faults
 
 # samples/rdma/rdma_write, as a reader would run it: one CASE line a run.
 sample_case() { # sample_case NAME EXPECTED-LINE [VAR=value...]
