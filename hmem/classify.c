@@ -36,10 +36,12 @@ static int ask_backends(const void *ptr, size_t len, struct hmr_hmem_info *info)
 }
 
 /*
- * Host answers come from the memtype cache without any vendor call.  A
- * device answer is always fresh from its backend, since buffer ids and
- * the allocation may have changed since it was cached; the cache then
- * only saves asking the other backends.
+ * Host answers come from the memtype cache without any vendor call, for
+ * as long as the cache may keep them (memtype.c: a monitor event ends
+ * them; unmapped or unreadable ranges are never kept).  A device answer is
+ * always fresh from its backend, since buffer ids and the allocation may have
+ * changed since it was cached; the cache then only saves asking the other
+ * backends.
  *
  * Classify [ptr, ptr + len): the memtype cache first, then the present
  * backends in iface order; remembers the answer.  Host memory is
@@ -49,7 +51,7 @@ static int classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
 {
 	const struct hmr_backend_ops *b;
 	uintptr_t a = (uintptr_t)ptr;
-	uint64_t end, dev_end;
+	uint64_t end, dev_end, ticket;
 	int ret;
 
 	if (!hmr__range_end(a, len, &end)) {
@@ -71,6 +73,9 @@ static int classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
 		/* Freed since: forget it and ask everyone. */
 		hmr__memtype_remove(a, end);
 	}
+	/* Before the backends answer: an unmap after this voids the answer
+	 * (memtype.c). */
+	ticket = hmr__memtype_host_ticket();
 	ret = ask_backends(ptr, len, info);
 	if (ret)
 		return ret;
@@ -79,15 +84,22 @@ static int classify(const void *ptr, size_t len, struct hmr_hmem_info *info)
 		    info->size)
 			hmr__memtype_insert(info->base, dev_end, info);
 	} else {
-		hmr__memtype_insert(a, end, info);
+		hmr__memtype_insert_host(a, end, ticket);
 	}
 	return 0;
 }
 
 int hmr_hmem_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
 {
-	if (!ptr || !info || !hmr__range_valid((uintptr_t)ptr, len))
+	uint64_t end;
+
+	if (!ptr || !info || !len || !hmr__range_end((uintptr_t)ptr, len, &end))
 		return -FI_EINVAL;
+	/* Known host memory asked about by its start: no call at all. */
+	if (hmr__memtype_host_hit((uintptr_t)ptr, end)) {
+		host_info(info);
+		return 0;
+	}
 	return classify(ptr, len, info);
 }
 
@@ -204,19 +216,40 @@ int hmr_hmem_ipc_open(enum fi_hmem_iface iface, uint64_t device,
                       const void *handle, size_t handle_size, void **ptr)
 {
 	const struct hmr_backend_ops *b = hmr__hmem_backend(iface);
+	struct hmr_hmem_info info;
+	uint64_t end;
+	int ret;
 
 	if (!handle || !ptr || iface == FI_HMEM_SYSTEM)
 		return -FI_EINVAL;
-	return b ? b->ipc_open(device, handle, handle_size, ptr) : -FI_ENOSYS;
+	if (!b)
+		return -FI_ENOSYS;
+	ret = b->ipc_open(device, handle, handle_size, ptr);
+	if (ret)
+		return ret;
+	/* The mapping may sit where the cache knew something else: learn
+	 * it now (the insert replaces what overlaps), or forget its start. */
+	if (!b->query(*ptr, 1, &info) && info.size &&
+	    hmr__range_end(info.base, info.size, &end))
+		hmr__memtype_insert(info.base, end, &info);
+	else if (hmr__range_end((uintptr_t)*ptr, 1, &end))
+		hmr__memtype_remove((uintptr_t)*ptr, end);
+	return 0;
 }
 
 int hmr_hmem_ipc_close(enum fi_hmem_iface iface, void *ptr)
 {
 	const struct hmr_backend_ops *b = hmr__hmem_backend(iface);
+	uint64_t end;
 
 	if (!ptr || iface == FI_HMEM_SYSTEM)
 		return -FI_EINVAL;
-	return b ? b->ipc_close(ptr) : -FI_ENOSYS;
+	if (!b)
+		return -FI_ENOSYS;
+	/* Whatever the close answers, the range it held is not known. */
+	if (hmr__range_end((uintptr_t)ptr, 1, &end))
+		hmr__memtype_remove((uintptr_t)ptr, end);
+	return b->ipc_close(ptr);
 }
 
 /* The backend owning `dev`, for a copy of len bytes (0 when len is 0). */

@@ -3,6 +3,7 @@
 #ifndef HMR_HMEM_HMEM_H
 #define HMR_HMEM_HMEM_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include <hmr/hmr.h>
@@ -121,9 +122,60 @@ int hmr__hmem_resolve(enum fi_hmem_iface hint, uint64_t device_hint,
  */
 /* 1: found (*info filled); 0: unknown. */
 int hmr__memtype_lookup(uintptr_t addr, size_t len, struct hmr_hmem_info *info);
+
+/*
+ * The cheapest question, inline so that classifying known host memory
+ * makes no call: host ranges again, by their start address, in a
+ * direct-mapped table (a registration path asks about buffers by their
+ * start).  A slot is overwritten on collision; memtype.c's sorted array
+ * still has every range.  Written only by memtype.c, under its seqlock:
+ * `hmr__memtype_seq` is odd while a writer works.
+ */
+#define HMR_MEMTYPE_HOST_SLOTS 1024
+extern _Atomic uintptr_t hmr__memtype_host_start[HMR_MEMTYPE_HOST_SLOTS];
+extern _Atomic uintptr_t hmr__memtype_host_end[HMR_MEMTYPE_HOST_SLOTS];
+extern _Atomic unsigned hmr__memtype_seq;
+
+static inline size_t hmr__memtype_host_slot(uintptr_t start)
+{
+	return (size_t)(((start >> 6) * 0x9e3779b97f4a7c15ULL) >> 54);
+}
+
+/* [addr, aend) is known host memory that starts at addr. */
+static inline bool hmr__memtype_host_hit(uintptr_t addr, uint64_t aend)
+{
+	unsigned s1 =
+	        atomic_load_explicit(&hmr__memtype_seq, memory_order_acquire);
+	size_t h = hmr__memtype_host_slot(addr);
+	uintptr_t end;
+
+	if ((s1 & 1) || atomic_load_explicit(&hmr__memtype_host_start[h],
+	                                     memory_order_relaxed) != addr)
+		return false;
+	end = atomic_load_explicit(&hmr__memtype_host_end[h],
+	                           memory_order_relaxed);
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&hmr__memtype_seq, memory_order_relaxed) ==
+	               s1 &&
+	       aend <= end;
+}
 void hmr__memtype_insert(uintptr_t start, uintptr_t end,
                          const struct hmr_hmem_info *info);
 /* An allocation or mapping ended: forget everything in [start, end). */
 void hmr__memtype_remove(uintptr_t start, uintptr_t end);
+
+/*
+ * Host answers go through these two (the rules: memtype.c).  Take the
+ * ticket before asking the backends; the insert then remembers
+ * [start, end) as host memory only if no monitor event ran since, the
+ * monitor is one that reports before the kernel acts, and every page is
+ * mapped readable.  The first insert starts the monitor (lazily).
+ */
+#define HMR_MEMTYPE_NO_TICKET UINT64_MAX
+uint64_t hmr__memtype_host_ticket(void);
+void hmr__memtype_insert_host(uintptr_t start, uintptr_t end, uint64_t ticket);
+
+/* hostmap.c: every page of [start, end) is mapped and readable now. */
+bool hmr__hmem_host_accessible(uintptr_t start, uintptr_t end);
 
 #endif /* HMR_HMEM_HMEM_H */

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* memtype.c: the memtype cache: address ranges already classified. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/range.h"
 #include "hmem/hmem.h"
+#include "monitor/monitor.h"
 
 /*
  * A sorted array of disjoint ranges under a sequence lock: lookups take no
@@ -38,18 +41,17 @@ static _Atomic size_t count; /* (write_lock; seq for readers) */
  * answers that without the search's chain of dependent loads.  A slot is
  * overwritten on collision; the sorted array still has every range.
  */
-#define HOST_SLOTS 1024
-static _Atomic uintptr_t host_start[HOST_SLOTS], host_end[HOST_SLOTS];
-static _Atomic unsigned seq = 2; /* Odd while a writer works. */
+#define HOST_SLOTS HMR_MEMTYPE_HOST_SLOTS
+#define host_start hmr__memtype_host_start
+#define host_end   hmr__memtype_host_end
+#define seq        hmr__memtype_seq
+#define host_slot  hmr__memtype_host_slot
+_Atomic uintptr_t host_start[HOST_SLOTS], host_end[HOST_SLOTS];
+_Atomic unsigned seq = 2; /* Odd while a writer works. */
 static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define LD(x)    atomic_load_explicit(&(x), memory_order_relaxed)
 #define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
-
-static size_t host_slot(uintptr_t start)
-{
-	return (size_t)(((start >> 6) * 0x9e3779b97f4a7c15ULL) >> 54);
-}
 
 /* The index of the last entry with start <= addr, or -1. */
 /* Branch-free: the conditional move keeps the search's cost the same
@@ -126,23 +128,15 @@ static int search(uintptr_t addr, uint64_t aend, struct hmr_hmem_info *info)
 
 int hmr__memtype_lookup(uintptr_t addr, size_t len, struct hmr_hmem_info *info)
 {
-	unsigned s1 = atomic_load_explicit(&seq, memory_order_acquire), s2;
-	size_t h = host_slot(addr);
+	unsigned s1 = atomic_load_explicit(&seq, memory_order_acquire);
 	uint64_t aend;
-	uintptr_t end;
 
 	if (!hmr__range_end(addr, len, &aend))
 		return 0;
-	/* A host buffer asked about by its start: one probe. */
-	if (!(s1 & 1) && LD(host_start[h]) == addr) {
-		end = LD(host_end[h]);
-		atomic_thread_fence(memory_order_acquire);
-		s2 = atomic_load_explicit(&seq, memory_order_relaxed);
-		if (s1 == s2 && aend <= end) {
-			memset(info, 0, sizeof(*info));
-			info->iface = FI_HMEM_SYSTEM;
-			return 1;
-		}
+	if (hmr__memtype_host_hit(addr, aend)) {
+		memset(info, 0, sizeof(*info));
+		info->iface = FI_HMEM_SYSTEM;
+		return 1;
 	}
 	/* This thread's last answer, if nothing changed since. */
 	if (last.seq == s1 && addr >= last.start && aend <= last.end) {
@@ -219,15 +213,13 @@ static void drop_host_locked(void)
 		ST(host_start[i], 0);
 }
 
-void hmr__memtype_insert(uintptr_t start, uintptr_t end,
-                         const struct hmr_hmem_info *info)
+/* Writers only: [start, end) is `info` from now on. */
+static void insert_locked(uintptr_t start, uintptr_t end,
+                          const struct hmr_hmem_info *info)
 {
 	size_t n, i;
 	long at;
 
-	if (end <= start)
-		return;
-	write_begin();
 	remove_locked(start, end);
 	if (LD(count) == MEMTYPE_MAX)
 		drop_host_locked();
@@ -248,6 +240,15 @@ void hmr__memtype_insert(uintptr_t start, uintptr_t end,
 		ST(host_start[host_slot(start)], start);
 		ST(host_end[host_slot(start)], end);
 	}
+}
+
+void hmr__memtype_insert(uintptr_t start, uintptr_t end,
+                         const struct hmr_hmem_info *info)
+{
+	if (end <= start)
+		return;
+	write_begin();
+	insert_locked(start, end, info);
 	write_end();
 }
 
@@ -255,5 +256,160 @@ void hmr__memtype_remove(uintptr_t start, uintptr_t end)
 {
 	write_begin();
 	remove_locked(start, end);
+	write_end();
+}
+
+/*
+ * Host answers.  Device memory can appear at an address that was host
+ * memory (Neuron maps /dev/neuron anywhere; runtimes hand freed addresses
+ * back), so a host answer is remembered only while something will tell
+ * when it ends: the process's memory monitor, whose event for an unmap,
+ * remap or MAP_FIXED over a range arrives before the kernel acts, and
+ * removes every entry overlapping it (`unmapped` below).  Pages that are
+ * not mapped readable now (a freed device address, a runtime's PROT_NONE
+ * reservation, where it may allocate next without any mmap) are answered
+ * host but never remembered (hostmap.c).
+ *
+ * The race: a thread classifies [a, b) as host, then an event for [a, b)
+ * runs and device memory is mapped there, then the thread inserts its
+ * answer.  `events` counts every event; a host answer carries the count
+ * read before the backends were asked (its ticket) and is inserted only
+ * if no event ran since.  The check is made with seq odd, and an event
+ * bumps `events` before it reads seq: one of the two sees the other (the
+ * seq_cst fences), so either the insert is skipped or the event finds the
+ * entry and removes it.
+ */
+enum host_state { HOST_UNDECIDED, HOST_CACHED, HOST_NOT_CACHED };
+static _Atomic uint64_t events;
+static _Atomic int host_state; /* enum host_state; set under state_lock */
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Some entry meets [start, end): read under seq, like a lookup. */
+static bool overlaps(uintptr_t start, uintptr_t end)
+{
+	unsigned s1, s2;
+	bool hit;
+
+	do {
+		s1 = atomic_load_explicit(&seq, memory_order_acquire);
+		hit = false;
+		if (!(s1 & 1)) {
+			size_t n = LD(count);
+			long i = find(end - 1,
+			              n < MEMTYPE_MAX ? n : MEMTYPE_MAX);
+
+			/* Sorted and disjoint: the last entry starting below
+			 * `end` is the one that may reach past `start`. */
+			hit = i >= 0 && LD(table[i].end) > start;
+		}
+		atomic_thread_fence(memory_order_acquire);
+		s2 = atomic_load_explicit(&seq, memory_order_relaxed);
+	} while ((s1 & 1) || s1 != s2);
+	return hit;
+}
+
+/*
+ * The monitor's event: runs inside munmap (maybe called by free), on any
+ * thread.  It allocates nothing, and write_lock is never held across an
+ * allocation or an unmap, so waiting for it cannot deadlock.  Most events
+ * meet no entry and take no lock.  Nested events need no care: removing
+ * entries unmaps nothing.
+ */
+static void unmapped(struct hmr_monitor_sub *sub, uintptr_t start, size_t len,
+                     bool nested)
+{
+	uint64_t end;
+
+	(void)sub, (void)nested;
+	atomic_fetch_add(&events, 1);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!hmr__range_end(start, len, &end))
+		end = UINTPTR_MAX;
+	if (!overlaps(start, end))
+		return;
+	write_begin();
+	remove_locked(start, end);
+	write_end();
+}
+
+static struct hmr_monitor_sub sub = {.unmapped = unmapped};
+
+/* Writers only: forget every host answer. */
+static void drop_all_host(void)
+{
+	write_begin();
+	drop_host_locked();
+	write_end();
+}
+
+/* Once: start the monitor (lazily: the first host answer to remember) and
+ * decide whether host answers can be remembered at all. */
+static void decide(void)
+{
+	char why[256] = "";
+	enum hmr_monitor_kind kind;
+	int state = HOST_NOT_CACHED;
+
+	pthread_mutex_lock(&state_lock);
+	if (atomic_load(&host_state) != HOST_UNDECIDED)
+		goto out;
+	hmr__monitor_start(why, sizeof(why));
+	kind = hmr__monitor_kind();
+	/* userfaultfd and kdreg2 report after the kernel acted: device memory
+	 * may be mapped over the range before the event is read. */
+	if (kind == HMR_MONITOR_MEMHOOKS || kind == HMR_MONITOR_IMPORT) {
+		hmr__monitor_subscribe(&sub);
+		state = HOST_CACHED;
+	} else {
+		hmr_info("memtype: host memory is classified afresh on every "
+		         "query while a device backend is loaded: the memory "
+		         "monitor is %s (%s)",
+		         hmr__monitor_kind_name(kind), why);
+	}
+	atomic_store(&host_state, state);
+out:
+	pthread_mutex_unlock(&state_lock);
+}
+
+/* Before the first answer that may be host: the monitor starts here. */
+uint64_t hmr__memtype_host_ticket(void)
+{
+	int state = atomic_load_explicit(&host_state, memory_order_acquire);
+
+	if (state == HOST_UNDECIDED) {
+		decide();
+		state = atomic_load(&host_state);
+	}
+	return state == HOST_CACHED ? atomic_load(&events)
+	                            : HMR_MEMTYPE_NO_TICKET;
+}
+
+void hmr__memtype_insert_host(uintptr_t start, uintptr_t end, uint64_t ticket)
+{
+	struct hmr_hmem_info host = {.iface = FI_HMEM_SYSTEM};
+	bool stale;
+
+	if (end <= start)
+		return;
+	if (ticket == HMR_MEMTYPE_NO_TICKET)
+		return;
+	if (!hmr__monitor_intact()) {
+		/* Another library replaced the hooks: events are lost. */
+		pthread_mutex_lock(&state_lock);
+		if (atomic_exchange(&host_state, HOST_NOT_CACHED) ==
+		    HOST_CACHED)
+			hmr_warn("memtype: the memory hooks were overwritten; "
+			         "host answers are no longer remembered");
+		pthread_mutex_unlock(&state_lock);
+		drop_all_host();
+		return;
+	}
+	if (!hmr__hmem_host_accessible(start, end))
+		return;
+	write_begin();
+	atomic_thread_fence(memory_order_seq_cst);
+	stale = atomic_load(&events) != ticket;
+	if (!stale)
+		insert_locked(start, end, &host);
 	write_end();
 }

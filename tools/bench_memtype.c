@@ -86,6 +86,11 @@ int bench_memtype(int argc, char **argv)
 	int i;
 
 	(void)argc, (void)argv;
+	/* hmr keeps host answers only while a memory monitor reports unmaps
+	 * (hmem/memtype.c).  Unless told otherwise, the import monitor: this
+	 * program unmaps nothing while it measures, so it has nothing to
+	 * report, and the lookups cost the same under any monitor. */
+	setenv("FI_MR_CACHE_MONITOR", "import", 0);
 	if (hmr_hmem_status(FI_HMEM_CUDA, why, sizeof(why))) {
 		fprintf(stderr,
 		        "memtype: CUDA absent (%s); set HMR_CUDA_LIBRARY"
@@ -122,8 +127,9 @@ int bench_memtype(int argc, char **argv)
 			       1;
 	}
 	printf("memtype: classify host memory, %d device buffers known, "
-	       "median of %d runs x %d lookups (goal: hmr/ucx <= 1.00)\n",
-	       DEVICE_BUFFERS, RUNS, LOOKUPS);
+	       "median of %d runs x %d lookups, monitor %s (goal: hmr/ucx "
+	       "<= 0.25)\n",
+	       DEVICE_BUFFERS, RUNS, LOOKUPS, getenv("FI_MR_CACHE_MONITOR"));
 	compare(host, 1, "the same host buffer");
 	compare(host, HOST_BUFFERS, "16 host buffers in turn");
 	for (i = 0; i < HOST_BUFFERS; i++)

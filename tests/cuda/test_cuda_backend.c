@@ -71,12 +71,16 @@ HMR_TEST(cuda_query_host_malloc_is_system)
 
 HMR_TEST(cuda_host_pointer_known_is_classified_without_the_driver)
 {
-	struct sim s = sim_open();
+	struct sim s;
 	struct hmr_hmem_info info;
 	char *buf = malloc(65536);
 	unsigned long before;
 	int i;
 
+	/* Host answers are remembered only while a monitor reports unmaps
+	 * (the default memhooks; import until memhooks land). */
+	case_env("FI_MR_CACHE_MONITOR", "import");
+	s = sim_open();
 	ASSERT_OK(hmr_hmem_query(buf, 65536, &info)); /* Learns it. */
 	before = s.calls("cuPointerGetAttributes");
 	for (i = 0; i < 1000; i++) {
@@ -464,11 +468,15 @@ HMR_TEST(cuda_host_register_inside_known_host_range_is_reclassified)
  * the driver once (no stale CUDA entry asked first), the one after none. */
 HMR_TEST(cuda_query_after_host_unregister_calls_driver_once)
 {
-	struct sim s = sim_open();
+	struct sim s;
 	char *buf = aligned_alloc(4096, 1 << 16);
 	struct hmr_hmem_info info;
 	unsigned long before;
 
+	/* Host answers are remembered only while a monitor reports unmaps
+	 * (the default memhooks; import until memhooks land). */
+	case_env("FI_MR_CACHE_MONITOR", "import");
+	s = sim_open();
 	ASSERT_OK(hmr_hmem_host_register(FI_HMEM_CUDA, buf, 1 << 16));
 	ASSERT_OK(hmr_hmem_query(buf, 4096, &info));
 	ASSERT_EQ(info.iface, FI_HMEM_CUDA);

@@ -105,8 +105,9 @@ struct drv_opts {
 	/* A domain shared with other threads, opened with domain_attr: the
 	 * episode neither opens nor closes it, and leaves closed MRs alone
 	 * (other threads' closes recycle their shells).  Keys must not
-	 * collide between threads: FI_MR_PROV_KEY, and a profile without
-	 * raw key maps (mapped keys are the domain's, not the thread's). */
+	 * collide between threads: FI_MR_PROV_KEY; a thread maps raw keys
+	 * of its own MRs and unmaps only keys it mapped (mapped keys are
+	 * the domain's, not the thread's). */
 	struct fid_domain *domain;
 	const struct hmr_domain_attr *domain_attr;
 };

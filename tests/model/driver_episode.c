@@ -22,7 +22,7 @@ const struct drv_profile drv_profile_raw = {
 const struct drv_profile drv_profile_refresh = {
         "refresh", {8, 4, 6, 4, 8, 0, 4, 0, 0, 16, 1, 1, 1, 0, 0, 0, 0}};
 const struct drv_profile drv_profile_shared = {
-        "shared", {6, 3, 6, 6, 24, 4, 8, 4, 3, 2, 3, 0, 0, 2, 1, 2, 0}};
+        "shared", {6, 3, 6, 6, 24, 4, 8, 4, 3, 2, 3, 2, 1, 2, 1, 2, 0}};
 const struct drv_profile drv_profile_auth = {
         "auth", {4, 2, 10, 4, 10, 20, 4, 0, 2, 0, 1, 1, 1, 0, 0, 0, 0}};
 

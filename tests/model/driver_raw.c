@@ -199,7 +199,11 @@ void drv_op_unmap(struct drv *d)
 	uint64_t key;
 	int p, rc;
 
-	if (d->m.nmapped && drv_pick(d->src, 4))
+	/* On a domain shared with other threads, a key this thread never
+	 * mapped may be another thread's mapping: unmap only our own. */
+	if (d->opts.domain && !d->m.nmapped)
+		return;
+	if (d->m.nmapped && (d->opts.domain || drv_pick(d->src, 4)))
 		key = d->m.mapped[drv_pick(d->src, d->m.nmapped)].key;
 	else
 		key = drv_pick(d->src, 2)

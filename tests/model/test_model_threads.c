@@ -22,7 +22,7 @@
  * HMR_MODEL_SECONDS (default 1.5) bounds each case.
  */
 
-#define THREADS 6
+#define THREADS 8
 
 static double now(void)
 {
@@ -339,8 +339,8 @@ HMR_TEST(model_threads_no_grant_after_close)
 /*
  * Each thread runs the driver and its own model on one shared domain:
  * its own registrations, sub-MRs, single-use keys, binds, enables,
- * refreshes and closes must answer as the model says whatever the other
- * threads do.  Two domain modes, one after the other.
+ * refreshes, raw keys mapped and unmapped, and closes must answer as the model
+ * says whatever the other threads do.  Two domain modes, one after the other.
  */
 struct sh_arg {
 	struct fid_domain *domain;
@@ -391,7 +391,7 @@ HMR_TEST(model_threads_grants_match_model)
 	        FI_MR_PROV_KEY | FI_MR_RAW | FI_MR_ENDPOINT,
 	};
 	struct sh_arg args[THREADS];
-	unsigned long grants = 0, regs = 0;
+	unsigned long grants = 0, regs = 0, maps = 0;
 	size_t m;
 	int i;
 
@@ -415,12 +415,15 @@ HMR_TEST(model_threads_grants_match_model)
 		for (i = 0; i < THREADS; i++) {
 			grants += args[i].stats.grants;
 			regs += args[i].stats.regs;
+			maps += args[i].stats.raw_maps;
 		}
 		ASSERT_OK(fi_close(&domain->fid));
 	}
-	printf("%d threads: %lu registrations, %lu grants\n", THREADS, regs,
-	       grants);
+	printf("%d threads: %lu registrations, %lu grants, %lu raw keys "
+	       "mapped\n",
+	       THREADS, regs, grants, maps);
 	ASSERT_GT(grants, 100);
+	ASSERT_GT(maps, 10); /* The FI_MR_RAW mode mapped raw keys. */
 }
 
 HMR_TEST_MAIN()

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_memtype.c: the memtype cache on its own: ranges, edges, staleness. */
 #include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 
 #include "harness.h"
 #include "hmem/hmem.h"
+#include "monitor/monitor.h"
 
 #define KIB 1024ULL
 
@@ -164,6 +167,112 @@ HMR_TEST(memtype_remove_keeps_adjacent_ranges)
 	ASSERT_EQ(i.iface, FI_HMEM_SYSTEM);
 	ASSERT_EQ(lookup(s + 128 * KIB, 64 * KIB, &i), 1);
 	ASSERT_EQ(i.iface, FI_HMEM_SYSTEM);
+}
+
+/*
+ * Host answers through classification, with a device backend present
+ * (CTest points HMR_CUDA_LIBRARY at the simulated driver): the monitor
+ * kind is chosen first thing, before anything starts it.
+ */
+static void with_devices(const char *monitor)
+{
+	char why[192];
+
+	if (setenv("FI_MR_CACHE_MONITOR", monitor, 1))
+		HMR_FAIL("setenv");
+	if (hmr_hmem_status(FI_HMEM_CUDA, why, sizeof(why)))
+		HMR_FAIL("the simulated CUDA driver is absent: %s", why);
+}
+
+static char *map_rw(size_t len)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_TRUE(p != MAP_FAILED);
+	return p;
+}
+
+/* Host, as hmr_hmem_query answers; 1 when the cache then remembers it. */
+static int classify_host(const void *p, size_t len)
+{
+	struct hmr_hmem_info i;
+
+	ASSERT_OK(hmr_hmem_query(p, len, &i));
+	ASSERT_EQ(i.iface, FI_HMEM_SYSTEM);
+	return lookup((uintptr_t)p, len, &i);
+}
+
+/* A freed device address is unmapped or in a PROT_NONE reservation: host
+ * now, device maybe at the runtime's next allocation, so not kept. */
+HMR_TEST(memtype_unmapped_host_answer_not_cached)
+{
+	char *p = map_rw(64 * KIB);
+
+	with_devices("import");
+	ASSERT_EQ(mprotect(p + 16 * KIB, 16 * KIB, PROT_NONE), 0);
+	ASSERT_EQ(munmap(p + 32 * KIB, 32 * KIB), 0);
+	ASSERT_EQ(classify_host(p, 16 * KIB), 1); /* The control. */
+	ASSERT_EQ(classify_host(p + 16 * KIB, 4 * KIB), 0);
+	ASSERT_EQ(classify_host(p + 32 * KIB, 4 * KIB), 0);
+	ASSERT_EQ(classify_host(p + 32 * KIB, 4 * KIB), 0);
+	/* Partly readable is not readable. */
+	ASSERT_EQ(classify_host(p + 12 * KIB, 8 * KIB), 0);
+	munmap(p, 32 * KIB);
+}
+
+HMR_TEST(memtype_monitor_event_drops_host_entry)
+{
+	char *p = map_rw(64 * KIB), *q = map_rw(4 * KIB);
+	struct hmr_hmem_info i;
+
+	with_devices("import");
+	ASSERT_EQ(classify_host(p, 64 * KIB), 1);
+	ASSERT_EQ(classify_host(q, 4 * KIB), 1);
+	/* An event elsewhere leaves the entry; one page of it drops it
+	 * whole, whatever the lookup's path (host slot, last hit, search). */
+	hmr__monitor_notify((uintptr_t)p + 64 * KIB, 4 * KIB);
+	ASSERT_EQ(lookup((uintptr_t)p, 64 * KIB, &i), 1);
+	ASSERT_EQ(lookup((uintptr_t)p + KIB, KIB, &i), 1);
+	hmr__monitor_notify((uintptr_t)p + 60 * KIB, 4 * KIB);
+	ASSERT_EQ(lookup((uintptr_t)p, 64 * KIB, &i), 0);
+	ASSERT_EQ(lookup((uintptr_t)p + KIB, KIB, &i), 0);
+	ASSERT_EQ(lookup((uintptr_t)q, 4 * KIB, &i), 1);
+	munmap(p, 64 * KIB);
+	munmap(q, 4 * KIB);
+}
+
+/* An event between the backends' answer and the insert: the range may
+ * be device memory by now, so the answer is not kept. */
+HMR_TEST(memtype_event_during_classification_voids_host_answer)
+{
+	char *p = map_rw(4 * KIB);
+	struct hmr_hmem_info i;
+	uint64_t ticket;
+
+	with_devices("import");
+	ticket = hmr__memtype_host_ticket();
+	ASSERT_NE(ticket, HMR_MEMTYPE_NO_TICKET);
+	hmr__monitor_notify((uintptr_t)p, 4 * KIB);
+	hmr__memtype_insert_host((uintptr_t)p, (uintptr_t)p + 4 * KIB, ticket);
+	ASSERT_EQ(lookup((uintptr_t)p, 4 * KIB, &i), 0);
+	ticket = hmr__memtype_host_ticket();
+	hmr__memtype_insert_host((uintptr_t)p, (uintptr_t)p + 4 * KIB, ticket);
+	ASSERT_EQ(lookup((uintptr_t)p, 4 * KIB, &i), 1);
+	munmap(p, 4 * KIB);
+}
+
+/* No monitor: nothing would say when a host range ends, so with a device
+ * backend loaded every host answer is asked afresh. */
+HMR_TEST(memtype_no_monitor_no_host_caching_with_devices)
+{
+	char *p = map_rw(64 * KIB);
+
+	with_devices("disabled");
+	ASSERT_EQ(classify_host(p, 64 * KIB), 0);
+	ASSERT_EQ(classify_host(p, 64 * KIB), 0);
+	ASSERT_EQ(hmr__memtype_host_ticket(), HMR_MEMTYPE_NO_TICKET);
+	munmap(p, 64 * KIB);
 }
 
 HMR_TEST_MAIN()

@@ -10,7 +10,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Every function here expects sim.lock to be held. */
+/* Every function here expects sim.lock to be held, but the test hook
+ * hmr_sim_neuron_next_device_va, which takes it. */
 
 static void sim_fork_prepare(void)
 {
@@ -61,6 +62,18 @@ int sim_reserve_windows(void)
 	sim.win_base = (uintptr_t)p;
 	sim.win_len = len;
 	return 0;
+}
+
+static int sim_in_windows(uintptr_t va)
+{
+	return va >= sim.win_base && va - sim.win_base < sim.win_len;
+}
+
+SIM_API void hmr_sim_neuron_next_device_va(const void *va)
+{
+	pthread_mutex_lock(&sim.lock);
+	sim.next_va = (uintptr_t)va;
+	pthread_mutex_unlock(&sim.lock);
 }
 
 /* The Neuron device (/dev/neuron<D>) that holds logical core nc. */
@@ -182,12 +195,19 @@ static void *sim_map_shared(void *addr, size_t len, int prot, int fd)
 static NRT_STATUS sim_back_device_va(struct nrt_tensor *t)
 {
 	int prot = sim_cfg.host_accessible ? PROT_READ | PROT_WRITE : PROT_NONE;
-	uintptr_t va;
+	uintptr_t va = sim.next_va;
 
-	if (sim_slot_find(t->nc, t->span, &va))
+	sim.next_va = 0;
+	if (va) { /* Where the test asked, if nothing is mapped there. */
+		if (mmap((void *)va, t->span, prot,
+		         MAP_SHARED | MAP_FIXED_NOREPLACE, t->fd,
+		         0) != (void *)va)
+			return NRT_RESOURCE;
+	} else if (sim_slot_find(t->nc, t->span, &va) ||
+	           sim_map_shared((void *)va, t->span, prot, t->fd) ==
+	                   MAP_FAILED) {
 		return NRT_RESOURCE;
-	if (sim_map_shared((void *)va, t->span, prot, t->fd) == MAP_FAILED)
-		return NRT_RESOURCE;
+	}
 	t->va = va;
 	return sim_insert(t) == 0 ? NRT_SUCCESS : NRT_RESOURCE;
 }
@@ -200,13 +220,18 @@ static NRT_STATUS sim_back_device(struct nrt_tensor *t)
 		return NRT_RESOURCE;
 	if (sim_memfd(t))
 		return NRT_RESOURCE;
+	/* An asked-for VA first: the shadow could take that free address. */
+	if (sim.next_va && sim_cfg.device_va &&
+	    sim_back_device_va(t) != NRT_SUCCESS)
+		return NRT_RESOURCE;
 	p = sim_map_shared(NULL, t->span, PROT_READ | PROT_WRITE, t->fd);
 	if (p == MAP_FAILED)
 		return NRT_RESOURCE;
 	t->shadow = p;
 	sim.used[t->nc] += t->span;
-	if (!sim_cfg.device_va)
-		return NRT_SUCCESS; /* device-only: no host VA at all */
+	/* Device-only (no host VA at all), or mapped above. */
+	if (!sim_cfg.device_va || t->va)
+		return NRT_SUCCESS;
 	return sim_back_device_va(t);
 }
 
@@ -266,7 +291,9 @@ void sim_tensor_release(struct nrt_tensor *t)
 	sim_remove(t);
 	switch (t->placement) {
 	case NRT_TENSOR_PLACEMENT_DEVICE:
-		if (t->va) /* back to the reservation, PROT_NONE again */
+		if (t->va && !sim_in_windows(t->va))
+			munmap((void *)t->va, t->span);
+		else if (t->va) /* back to the reservation, PROT_NONE again */
 			mmap((void *)t->va, t->span, PROT_NONE,
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
 			             MAP_FIXED,

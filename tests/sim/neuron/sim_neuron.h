@@ -26,6 +26,9 @@
  *   a VIRTUAL tensor is plain page-aligned heap memory.
  * - A freed VA is reused first fit, by a tensor with a new id
  *   (hmr_sim_neuron_alloc_id).
+ * - hmr_sim_neuron_next_device_va places the next device tensor at a
+ *   given free address outside the windows, as the real driver's mmap may
+ *   (at a former host address, say); freeing it unmaps it.
  *
  * Locking: sim.lock protects sim (tensors, table, windows, state);
  * init.c's hooks lock protects the call counters and failure rules.  No
@@ -116,6 +119,7 @@ struct sim_state {
 	size_t ntab, captab;
 	struct nrt_tensor *all; /* every tensor not yet freed */
 	unsigned long long next_id;
+	uintptr_t next_va; /* hmr_sim_neuron_next_device_va; 0: a window */
 };
 
 extern struct sim_state sim;
@@ -130,6 +134,9 @@ SIM_API unsigned long hmr_sim_neuron_calls(const char *name);
 
 /* dmabuf.c: test hook. */
 SIM_API unsigned long long hmr_sim_neuron_alloc_id(const void *va);
+/* mem.c: test hook: the next device tensor is mapped at va, wherever
+ * that is (the real driver's mmap of /dev/neuron lands anywhere). */
+SIM_API void hmr_sim_neuron_next_device_va(const void *va);
 
 /*
  * Every NRT_STATUS entry point starts with SIM_ENTER: it counts the call,
