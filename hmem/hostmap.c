@@ -2,7 +2,6 @@
 /* hostmap.c: whether a host range is mapped readable, asked of the kernel. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +21,8 @@
  *
  * Asked with PROCMAP_QUERY (Linux 6.11: one ioctl per mapping the range
  * spans, about a microsecond), else by reading /proc/self/maps up to the
- * range.  Only the insert path asks: once per host range learned.
+ * range.  Only the insert path asks: once per host range learned (open,
+ * ioctl and close: 2.0-2.7 us here, medians of 10,000).
  */
 
 /* include/uapi/linux/fs.h (Linux 6.11); Debian 12's headers predate it.
@@ -36,37 +36,28 @@ _Static_assert(sizeof(struct vma_query) == 104, "PROCMAP_QUERY arg");
 #define VMA_QUERY   _IOWR('f', 17, struct vma_query)
 #define VMA_READ_OK 0x01 /* PROCMAP_QUERY_VMA_READABLE */
 
-/* The fd names the mm of the process that opened it: a fork child opens
- * its own.  ioctls on it are serialised (per-open state). */
-static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
-static int maps_fd = -1;     /* (fd_lock) */
-static pid_t maps_pid;       /* (fd_lock) */
 static atomic_bool no_ioctl; /* The kernel refused PROCMAP_QUERY once. */
 
-/* 1 readable to `end`, 0 not, -1 the kernel cannot say this way. */
+/* 1 readable to `end`, 0 not, -1 the kernel cannot say this way.  The
+ * fd is opened per question, not kept: a library must not hold an fd the
+ * application did not ask for (fd-leak checks, closefrom, fork). */
 static int ask_ioctl(uintptr_t addr, uintptr_t end)
 {
 	struct vma_query q;
-	pid_t pid = getpid();
-	int r = 1;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), r = 1;
 
-	pthread_mutex_lock(&fd_lock);
-	if (maps_fd < 0 || maps_pid != pid) {
-		if (maps_fd >= 0)
-			close(maps_fd); /* The parent's, inherited. */
-		maps_fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-		maps_pid = pid;
-	}
+	if (fd < 0)
+		return -1;
 	while (r == 1 && addr < end) {
 		q = (struct vma_query){.size = sizeof(q), .query_addr = addr};
-		if (maps_fd < 0 || ioctl(maps_fd, VMA_QUERY, &q) != 0)
-			r = maps_fd >= 0 && errno == ENOENT ? 0 : -1;
+		if (ioctl(fd, VMA_QUERY, &q) != 0)
+			r = errno == ENOENT ? 0 : -1;
 		else if (!(q.vma_flags & VMA_READ_OK) || q.vma_start > addr)
 			r = 0;
 		else
 			addr = (uintptr_t)q.vma_end;
 	}
-	pthread_mutex_unlock(&fd_lock);
+	close(fd);
 	return r;
 }
 

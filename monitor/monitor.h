@@ -22,11 +22,17 @@
  *   rdma-core wants a region deregistered before its memory is gone.
  *   Another library's patch found in place (UCX's, libfabric's) is chained
  *   to, not overwritten; a patch of ours overwritten later is detected by
- *   hmr__monitor_intact() and the caches then stop caching (fail safe).
+ *   hmr__monitor_intact() and the caches then stop caching (fail safe);
+ *   the monitor then chains to the newcomer so events flow again.  Not
+ *   under valgrind (it runs its own translation of libc): start says so.
  * - userfaultfd: the kernel reports UNMAP, REMOVE and REMAP for watched
  *   ranges only, AFTER the fact, to a thread of ours; a fallback, with that
  *   limit (doc/cache.md).  Refused (EPERM in containers): start fails with
- *   the reason and the caller falls back.
+ *   the reason and the caller falls back.  The kernel makes an unmapping
+ *   thread WAIT until our reader thread has read the event: so neither
+ *   monitor thread may ever wait on anything an unmapping thread may hold
+ *   (a lock held around free(), the watch table's lock), and subscribers
+ *   called from the deliverer thread follow the rules below like any.
  * - kdreg2: an out-of-tree kernel module; start fails with "not available,
  *   because /dev/kdreg2 is absent" where it is absent.
  * - import: no hooks; the application reports its allocator's frees with
@@ -86,7 +92,10 @@ void hmr__monitor_unsubscribe(struct hmr_monitor_sub *sub);
  * kernel (it reports nothing outside them); the hooks ignore them.  Never
  * widened beyond the pages of [start, start + len).  Counted, so two
  * watchers of one page both stay covered.  0, or a negative code when
- * the kernel refused (the caller then must not cache the range). */
+ * the kernel refused (-FI_ENOMEM at vm.max_map_count, -FI_EINVAL for
+ * memory userfaultfd cannot watch, -FI_EBUSY when another userfaultfd
+ * has it): the caller then must not cache the range.  May allocate:
+ * never call either from an `unmapped` callback. */
 int hmr__monitor_watch(uintptr_t start, size_t len);
 void hmr__monitor_unwatch(uintptr_t start, size_t len);
 

@@ -116,6 +116,21 @@ grep -q '@@HMR_' <<< "$syms" ||
 [ "$(pkg-config --modversion hmr)" = "$version" ] ||
 	fail "pkg-config says hmr $(pkg-config --modversion hmr)"
 
+# Man pages as Debian ships them: gzipped, .so pages as links, and man
+# finds them by name.
+echo "=== man pages"
+pages=$(dpkg -L libhmr-dev hmr-utils | grep '/share/man/man[0-9]/')
+plain=$(grep -v '\.gz$' <<< "$pages" || true)
+[ -z "$plain" ] || fail "man pages not gzipped: $plain"
+want=$(($(find man/man3 -name '*.3' | wc -l) + 1)) # and hmr_info.1
+[ "$(grep -c . <<< "$pages")" = "$want" ] ||
+	fail "$(grep -c . <<< "$pages") man pages installed, not $want"
+for p in hmr_info hmr_domain_open hmr_verbs_device_count hmr_verbs_reg_path; do
+	page=$(man -w "$p") || fail "man -w $p finds no page"
+	[[ $page == /usr/share/man/*.gz ]] || fail "man -w $p: $page"
+	gzip -t "$(readlink -f "$page")"
+done
+
 echo "=== hmr_info"
 hmr_info
 json=$(hmr_info --json)

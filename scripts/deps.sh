@@ -9,6 +9,7 @@ $sudo apt-get update -q
 $sudo apt-get install -y -q --no-install-recommends \
 	build-essential cmake clang clang-format pkg-config binutils file valgrind \
 	libjansson-dev liburcu-dev \
+	openmpi-bin libopenmpi-dev \
 	libclang-rt-14-dev \
 	libfabric-dev libucx-dev libibverbs-dev ibverbs-providers \
 	ibverbs-utils rdma-core \

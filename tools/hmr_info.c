@@ -144,19 +144,92 @@ static json_t *settings(void)
 	return list;
 }
 
-/* Register `buf` in a new domain of `kind` with FI_HMEM; one result. */
-static json_t *try_register(enum hmr_domain_kind kind, const char *memory,
-                            void *buf, size_t len, int *failed)
+static const char *path_name(enum hmr_verbs_path path)
+{
+	static const char *const names[] = {"none", "host", "dma-buf",
+	                                    "peer-memory"};
+
+	return (unsigned)path < 4 ? names[path] : "unknown";
+}
+
+/* The NICs as hmr_verbs_device_info describes them; *reason when none. */
+static json_t *rdma_devices(json_t *root)
+{
+	json_t *list = json_array();
+	char why[256];
+	uint32_t n = 0, i;
+
+	if (hmr_verbs_device_count(&n, why, sizeof(why)))
+		json_object_set_new(root, "rdma_reason", json_string(why));
+	for (i = 0; i < n; i++) {
+		struct hmr_verbs_device_info d = HMR_VERBS_DEVICE_INFO_INIT;
+
+		if (hmr_verbs_device_info(i, &d))
+			continue;
+		json_array_append_new(
+		        list,
+		        json_pack("{s:s,s:s,s:s,s:b,s:s,s:s,s:s}", "name",
+		                  d.name, "link_layer", d.link_layer, "netdev",
+		                  d.netdev, "odp", d.odp, "dmabuf",
+		                  d.dmabuf ? "yes" : "no", "dmabuf_why",
+		                  d.dmabuf_why, "peermem", d.peermem));
+	}
+	return list;
+}
+
+/* For each device of each present backend, on each NIC: the path. */
+static json_t *paths(json_t *root)
+{
+	json_t *nics = json_object_get(root, "rdma_devices");
+	json_t *list = json_array(), *b, *dev, *nic;
+	enum hmr_verbs_path path;
+	json_int_t device;
+	char why[512];
+	size_t i, j, k;
+
+	/* backends[] is in enum fi_hmem_iface order. */
+	json_array_foreach(json_object_get(root, "backends"), i, b)
+	        json_array_foreach(json_object_get(b, "device_list"), j, dev)
+	                json_array_foreach(nics, k, nic)
+	{
+		device = json_integer_value(json_object_get(dev, "device"));
+		if (hmr_verbs_reg_path((enum fi_hmem_iface)i, (uint64_t)device,
+		                       (uint32_t)k, &path, why, sizeof(why)))
+			continue;
+		json_array_append_new(
+		        list,
+		        json_pack("{s:O,s:I,s:O,s:s,s:s}", "iface",
+		                  json_object_get(b, "name"), "device", device,
+		                  "nic", json_object_get(nic, "name"), "path",
+		                  path_name(path), "why", why));
+	}
+	return list;
+}
+
+/* Register `buf` in a new domain of `kind` (on NIC `nic`, a verbs
+ * domain's index) with FI_HMEM; one result. */
+static json_t *try_register(enum hmr_domain_kind kind, const char *nic_name,
+                            uint32_t nic, enum fi_hmem_iface iface,
+                            const char *memory, void *buf, size_t len,
+                            int *failed)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
 	json_t *o = json_pack("{s:s,s:s}", "domain", hmr_domain_kind_name(kind),
 	                      "memory", memory);
+	enum hmr_verbs_path path;
 	struct fid_domain *d;
 	struct fid_mr *mr;
 	int ret;
 
 	attr.kind = kind;
 	attr.caps = FI_HMEM;
+	attr.nic_name = nic_name;
+	if (nic_name) {
+		json_object_set_new(o, "nic", json_string(nic_name));
+		if (!hmr_verbs_reg_path(iface, 0, nic, &path, NULL, 0))
+			json_object_set_new(o, "path",
+			                    json_string(path_name(path)));
+	}
 	ret = hmr_domain_open(&attr, &d);
 	if (!ret) {
 		ret = fi_mr_reg(d, buf, len, FI_REMOTE_READ | FI_REMOTE_WRITE,
@@ -174,19 +247,21 @@ static json_t *try_register(enum hmr_domain_kind kind, const char *memory,
 }
 
 /* Host memory, and memory of every present backend that can allocate,
- * in every domain kind this machine has. */
-static json_t *self_check(int *failed)
+ * in a software domain and in a verbs domain on each NIC. */
+static json_t *self_check(json_t *nics, int *failed)
 {
-	enum hmr_domain_kind kinds[] = {HMR_DOMAIN_SOFTWARE, HMR_DOMAIN_VERBS};
 	json_t *list = json_array();
 	enum fi_hmem_iface i;
 	char name[64];
-	size_t k;
+	size_t k, n = json_array_size(nics);
 	void *p;
 
-	for (k = 0; k < 2; k++) {
-		if (hmr_domain_probe(kinds[k], NULL, 0))
-			continue;
+	for (k = 0; k <= n; k++) {
+		const char *nic =
+		        k ? json_string_value(json_object_get(
+		                    json_array_get(nics, k - 1), "name"))
+		          : NULL;
+
 		for (i = FI_HMEM_SYSTEM; i <= FI_HMEM_SYNAPSEAI; i++) {
 			if (hmr_hmem_status(i, NULL, 0) ||
 			    hmr_hmem_alloc(i, 0, 1 << 20, &p))
@@ -194,13 +269,43 @@ static json_t *self_check(int *failed)
 			snprintf(name, sizeof(name), "%s%s",
 			         hmr_hmem_iface_name(i),
 			         i == FI_HMEM_SYSTEM ? "" : " device 0");
-			json_array_append_new(list,
-			                      try_register(kinds[k], name, p,
-			                                   1 << 20, failed));
+			json_array_append_new(
+			        list,
+			        try_register(k ? HMR_DOMAIN_VERBS
+			                       : HMR_DOMAIN_SOFTWARE,
+			                     nic, (uint32_t)(k ? k - 1 : 0), i,
+			                     name, p, 1 << 20, failed));
 			hmr_hmem_free(i, p);
 		}
 	}
 	return list;
+}
+
+#define STR(o, key) json_string_value(json_object_get(o, key))
+
+static void print_rdma(json_t *root)
+{
+	json_t *o;
+	size_t i;
+
+	printf("RDMA devices:\n");
+	if (json_object_get(root, "rdma_reason"))
+		printf("  %s\n", STR(root, "rdma_reason"));
+	json_array_foreach(json_object_get(root, "rdma_devices"), i, o)
+	        printf("  %-10s %s%s%s, ODP %s, dma-buf %s (%s), peer memory: "
+	               "%s\n",
+	               STR(o, "name"), STR(o, "link_layer"),
+	               *STR(o, "netdev") ? " on " : "", STR(o, "netdev"),
+	               json_is_true(json_object_get(o, "odp")) ? "yes" : "no",
+	               STR(o, "dmabuf"), STR(o, "dmabuf_why"),
+	               *STR(o, "peermem") ? STR(o, "peermem") : "none loaded");
+	if (!json_array_size(json_object_get(root, "paths")))
+		return;
+	printf("registration paths (device memory -> NIC):\n");
+	json_array_foreach(json_object_get(root, "paths"), i, o)
+	        printf("  %s device %lld -> %s: %s (%s)\n", STR(o, "iface"),
+	               json_integer_value(json_object_get(o, "device")),
+	               STR(o, "nic"), STR(o, "path"), STR(o, "why"));
 }
 
 static void print_text(json_t *root)
@@ -246,6 +351,7 @@ static void print_text(json_t *root)
 			       *why ? " (" : "", why, *why ? ")" : "");
 		}
 	}
+	print_rdma(root);
 	printf("domains:\n");
 	json_array_foreach(json_object_get(root, "domains"), i, o)
 	{
@@ -271,10 +377,15 @@ static void print_text(json_t *root)
 	}
 	printf("self-check:\n");
 	json_array_foreach(json_object_get(root, "self_check"), i, o)
-	        printf("  %-16s in a %-8s domain: %s\n",
-	               json_string_value(json_object_get(o, "memory")),
-	               json_string_value(json_object_get(o, "domain")),
-	               json_string_value(json_object_get(o, "result")));
+	{
+		printf("  %-16s in a %-8s domain", STR(o, "memory"),
+		       STR(o, "domain"));
+		if (json_object_get(o, "nic"))
+			printf(" on %s (%s)", STR(o, "nic"),
+			       json_object_get(o, "path") ? STR(o, "path")
+			                                  : "?");
+		printf(": %s\n", STR(o, "result"));
+	}
 	printf("self-check %s\n",
 	       json_is_true(json_object_get(root, "self_check_passed"))
 	               ? "passed"
@@ -299,7 +410,11 @@ int main(int argc, char **argv)
 	root = json_pack("{s:s,s:o,s:o,s:o}", "version", hmr_version_string(),
 	                 "backends", backends(), "domains", domains(),
 	                 "settings", settings());
-	json_object_set_new(root, "self_check", self_check(&failed));
+	json_object_set_new(root, "rdma_devices", rdma_devices(root));
+	json_object_set_new(root, "paths", paths(root));
+	json_object_set_new(
+	        root, "self_check",
+	        self_check(json_object_get(root, "rdma_devices"), &failed));
 	json_object_set_new(root, "self_check_passed", json_boolean(!failed));
 	if (json) {
 		char *s = json_dumps(root, JSON_INDENT(2));

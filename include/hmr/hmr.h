@@ -192,6 +192,67 @@ HMR_EXPORT int hmr_domain_probe(enum hmr_domain_kind kind, char *why,
 HMR_EXPORT const char *hmr_domain_kind_name(enum hmr_domain_kind kind);
 
 /*
+ * RDMA devices (NICs), before any domain opens: what a verbs domain on
+ * each would find (what hmr_info prints).  NICs are numbered in
+ * ibv_get_device_list(3) order; hmr_domain_attr.nic_name takes `name`.
+ *
+ * hmr_verbs_device_count: 0 and the number of NICs (at least 1); or
+ * -FI_ENODEV, *count 0 and, in `why`, "no RDMA device: ..." with what
+ * libibverbs said; -FI_ENOSYS in a build without rdma-core.
+ */
+HMR_EXPORT int hmr_verbs_device_count(uint32_t *count, char *why,
+                                      size_t why_len);
+
+/* Grows at its end: set `size` (HMR_VERBS_DEVICE_INFO_INIT does). */
+struct hmr_verbs_device_info {
+	size_t size;
+	char name[64];       /* ibv_get_device_name(3). */
+	char link_layer[16]; /* Port 1's: "Ethernet" (RoCE), "InfiniBand". */
+	char netdev[32];     /* The network device under port 1, or "". */
+	int odp;             /* 1: on-demand paging for RC; 0: none. */
+	/* Whether a verbs domain on it registers dma-bufs
+	 * (ibv_reg_dmabuf_mr): 1 yes, 0 no, as the probe a domain makes at
+	 * open answers (or HMR_VERBS_DMABUF decides); dmabuf_why says how
+	 * that was found. */
+	int dmabuf;
+	char dmabuf_why[128];
+	/* Peer-memory modules loaded for the present memory interfaces,
+	 * as "module (iface)" comma list, or "". */
+	char peermem[128];
+};
+#define HMR_VERBS_DEVICE_INFO_INIT                                             \
+	{                                                                      \
+		.size = sizeof(struct hmr_verbs_device_info)                   \
+	}
+/* The index-th NIC; -FI_ENOENT past the last (or when there is none). */
+HMR_EXPORT int hmr_verbs_device_info(uint32_t index,
+                                     struct hmr_verbs_device_info *info);
+
+/* How a verbs domain registers memory (hmr_verbs_reg_path). */
+enum hmr_verbs_path {
+	HMR_VERBS_PATH_NONE = 0, /* It cannot: the registration fails. */
+	HMR_VERBS_PATH_HOST,     /* Host memory: ibv_reg_mr. */
+	HMR_VERBS_PATH_DMABUF,   /* Exported as a dma-buf: ibv_reg_dmabuf_mr. */
+	HMR_VERBS_PATH_PEERMEM,  /* ibv_reg_mr of the device address, which a
+	                            peer-memory module lets the NIC pin. */
+};
+
+/*
+ * The path a registration of `iface` memory on `device` (the
+ * fi_mr_attr.device value; ignored for FI_HMEM_SYSTEM) takes in a new
+ * verbs domain on NIC `nic`, with default access flags, and in `why`
+ * the reason, naming what decided it.  0 with *path set (NONE included:
+ * then `why` says what is missing); -FI_ENOENT: no such NIC or device;
+ * -FI_ENODEV: no RDMA device (`why` says why); -FI_EINVAL: bad arguments;
+ * -FI_ENOSYS: built without rdma-core.  A domain asking MW_BIND or FLUSH
+ * access cannot use a dma-buf; one whose first dma-buf registration is
+ * refused demotes that device to peer memory from then on.
+ */
+HMR_EXPORT int hmr_verbs_reg_path(enum fi_hmem_iface iface, uint64_t device,
+                                  uint32_t nic, enum hmr_verbs_path *path,
+                                  char *why, size_t why_len);
+
+/*
  * A completion counter that fi_mr_bind() accepts (FI_REMOTE_WRITE and/or
  * FI_REMOTE_READ).  hmr_mr_access() adds one per matching access.  The
  * domain must have FI_RMA_EVENT in its caps, or fi_mr_bind returns

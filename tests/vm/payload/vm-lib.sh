@@ -78,6 +78,13 @@ vm_setup_rxe() { # vm_setup_rxe: rxe0 on dummy0, rxe1/rxe2 on veth0/veth1
 	echo "vm: rxe0 rxe1 rxe2 ready at uptime $(vm_uptime) s"
 }
 
+vm_setup_or_exit() { # vm_setup_or_exit: vm_setup_rxe, or a failed case, exit
+	vm_setup_rxe && return 0
+	echo "CASE FAIL rxe_setup: could not set up rxe0, rxe1 and rxe2"
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
 vm_programs() { # vm_programs: the payload's test programs, in name order
 	local f
 	for f in /payload/*; do

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* hooks.c: the memhooks monitor: libc's unmapping calls report first. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+
+#include <hmr/hmr.h>
+
+#include "base/log.h"
+#include "base/range.h"
+#include "monitor/monitor.h"
+#include "monitor/monitor_impl.h"
+#include "monitor/patch.h"
+
+/*
+ * The functions are patched in libc's text (patch.c), not interposed by
+ * symbol: libc calls them internally through aliases that interposition
+ * never sees (free() of a large chunk unmaps with __munmap, malloc trims
+ * with __madvise and __brk, sbrk calls __brk), and all those aliases are
+ * the same code.  Each hook reports the range to hmr__monitor_notify on
+ * the calling thread, then calls `next` (the original code, or another
+ * library's hook that was there first), so the event comes BEFORE the
+ * kernel sees the call.  Hooks allocate nothing and take no lock; with no
+ * subscriber an event costs one atomic load (monitor.c).
+ *
+ * Not caught: ld.so's own munmap (dlclose unmapping a library's data),
+ * raw system calls (syscall(SYS_munmap, ...), sanitizer runtimes'
+ * internal allocators), and calls while the hooks are being installed.
+ */
+
+/*
+ * ThreadSanitizer: glibc gives a finished thread's unused stack back with
+ * madvise after TSan has dropped the thread's state; instrumented code
+ * run there crashes in TSan's function-entry tracing.  So the hooks carry
+ * no instrumentation, and under TSan only, the madvise of the calling
+ * thread's own stack below its frame (nothing else calls that) is passed
+ * on without an event.
+ */
+#if defined(__clang__) && defined(__has_attribute)
+#if __has_attribute(disable_sanitizer_instrumentation)
+#define HOOK __attribute__((disable_sanitizer_instrumentation))
+#endif
+#endif
+#ifndef HOOK
+#define HOOK __attribute__((no_sanitize("address", "thread")))
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+
+enum { H_MUNMAP, H_MREMAP, H_MADVISE, H_BRK, H_SHMDT, H_MMAP, H_COUNT };
+
+static struct hmr__patch patches[H_COUNT];
+/* Written before the first patch; atomic because the hooks that read it
+ * are reached through code the sanitizers cannot see ordered. */
+static atomic_uintptr_t page_mask;
+/* Serialises installing and re-chaining. */
+static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool installed, overwritten;
+
+/* The pages [start, start + len) touches: what the kernel acts on. */
+static void event(uintptr_t start, size_t len)
+{
+	uintptr_t mask = atomic_load_explicit(&page_mask, memory_order_relaxed);
+	uint64_t end;
+
+	if (!len)
+		return;
+	if (!hmr__range_end(start, len, &end) ||
+	    !hmr__align_up(end, mask + 1, &end))
+		end = UINT64_MAX & ~(uint64_t)mask;
+	start &= ~mask;
+	if (end > start)
+		hmr__monitor_notify(start, (size_t)(end - start));
+}
+
+#define NEXT(h, type)                                                          \
+	((type)atomic_load_explicit(&patches[h].next, memory_order_acquire))
+
+HOOK static int hook_munmap(void *addr, size_t len)
+{
+	event((uintptr_t)addr, len);
+	return NEXT(H_MUNMAP, int (*)(void *, size_t))(addr, len);
+}
+
+/* glibc's mremap is variadic: new_address is read only with
+ * MREMAP_FIXED, as the kernel does. */
+HOOK static void *hook_mremap(void *old, size_t old_len, size_t new_len,
+                              int flags, void *new_addr)
+{
+	event((uintptr_t)old, old_len);
+	if (flags & MREMAP_FIXED)
+		event((uintptr_t)new_addr, new_len);
+	return NEXT(H_MREMAP, void *(*)(void *, size_t, size_t, int, ...))(
+	        old, old_len, new_len, flags, new_addr);
+}
+
+HOOK static int hook_madvise(void *addr, size_t len, int how)
+{
+	int advice = how;
+
+#ifdef UNDER_TSAN
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+
+	uint64_t end;
+
+	/* glibc's advise_stack_range: up to 16 KiB and a page below sp. */
+	if (len && hmr__range_end((uintptr_t)addr, len, &end) && end <= sp &&
+	    sp - end < (64 << 10))
+		advice = -1;
+#endif
+	switch (advice) {
+	case MADV_DONTNEED:
+	case MADV_FREE:
+	case MADV_REMOVE:
+	case 24: /* MADV_DONTNEED_LOCKED, Linux 5.18 */
+		event((uintptr_t)addr, len);
+		break;
+	}
+	return NEXT(H_MADVISE, int (*)(void *, size_t, int))(addr, len, how);
+}
+
+/* brk is rare (malloc moves the break by 128 KiB and more): asking the
+ * kernel for the current break costs nothing that matters. */
+HOOK static int hook_brk(void *addr)
+{
+	uintptr_t cur = (uintptr_t)syscall(SYS_brk, 0);
+
+	if (addr && (uintptr_t)addr < cur)
+		event((uintptr_t)addr, cur - (uintptr_t)addr);
+	return NEXT(H_BRK, int (*)(void *))(addr);
+}
+
+/* A hexadecimal or decimal number at *p, which moves past it and the
+ * one separator after it (sscanf may allocate; hooks must not). */
+static unsigned long number(const char **p, unsigned base)
+{
+	unsigned long v = 0;
+	unsigned d;
+	const char *c = *p;
+
+	for (;; c++) {
+		if (*c >= '0' && *c <= '9')
+			d = (unsigned)(*c - '0');
+		else if (base == 16 && *c >= 'a' && *c <= 'f')
+			d = (unsigned)(*c - 'a' + 10);
+		else
+			break;
+		v = v * base + d;
+	}
+	*p = *c ? c + 1 : c;
+	return v;
+}
+
+/* Skip n space-separated fields. */
+static const char *skip(const char *c, int n)
+{
+	while (n--) {
+		while (*c && *c != ' ')
+			c++;
+		while (*c == ' ')
+			c++;
+	}
+	return c;
+}
+
+/* The length of the mapping that starts at addr, with the mappings that
+ * continue it (same inode), from /proc/self/maps read into a stack
+ * buffer: no allocation.  0 when none starts there. */
+static size_t mapping_len(uintptr_t addr)
+{
+	char buf[4096], *line, *nl;
+	unsigned long s, e, want_inode = 0, inode, expect = addr;
+	size_t have = 0, len = 0;
+	ssize_t got;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	while ((got = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		have += (size_t)got;
+		buf[have] = '\0';
+		for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+			const char *c = line;
+
+			*nl = '\0';
+			s = number(&c, 16);
+			e = number(&c, 16);
+			c = skip(c, 3); /* perms, offset, device */
+			inode = number(&c, 10);
+			if (e <= expect)
+				continue;
+			if (s != expect || (len && inode != want_inode))
+				goto out;
+			want_inode = inode;
+			len += e - s;
+			expect = e;
+		}
+		have = (size_t)(buf + have - line);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			break; /* A line longer than the buffer. */
+	}
+out:
+	close(fd);
+	return len;
+}
+
+HOOK static int hook_shmdt(const void *addr)
+{
+	event((uintptr_t)addr, mapping_len((uintptr_t)addr));
+	return NEXT(H_SHMDT, int (*)(const void *))(addr);
+}
+
+/* MAP_FIXED replaces whatever was mapped there (MAP_FIXED_NOREPLACE does
+ * not: it fails instead, and has no MAP_FIXED bit). */
+HOOK static void *hook_mmap(void *addr, size_t len, int prot, int flags, int fd,
+                            off_t off)
+{
+	if (flags & MAP_FIXED)
+		event((uintptr_t)addr, len);
+	return NEXT(H_MMAP, void *(*)(void *, size_t, int, int, int, off_t))(
+	        addr, len, prot, flags, fd, off);
+}
+
+typedef void (*fn)(void);
+
+/* Once hooks point into this library it must never be unmapped: a
+ * thread inside munmap would jump into a hole (libfabric issue 10943).
+ * dlopen with RTLD_NODELETE marks the object loaded here as never to
+ * unload; the handle is kept on purpose.  In an executable it is a
+ * no-op. */
+void hmr__monitor_pin_library(void)
+{
+	Dl_info info;
+
+	if (dladdr((void *)(uintptr_t)hook_munmap, &info) && info.dli_fname &&
+	    info.dli_fname[0])
+		(void)dlopen(info.dli_fname,
+		             RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+static bool under_valgrind(void)
+{
+#ifdef RUNNING_ON_VALGRIND
+	if (RUNNING_ON_VALGRIND)
+		return true;
+#endif
+	/* valgrind preloads its vgpreload_*.so into every client. */
+	const char *pre = getenv("LD_PRELOAD");
+
+	return pre && strstr(pre, "vgpreload");
+}
+
+static int resolve(void *libc, char *why, size_t why_len)
+{
+	static const char *const names[H_COUNT] = {
+	        [H_MUNMAP] = "munmap",   [H_MREMAP] = "mremap",
+	        [H_MADVISE] = "madvise", [H_BRK] = "brk",
+	        [H_SHMDT] = "shmdt",     [H_MMAP] = "mmap",
+	};
+	static const fn hooks[H_COUNT] = {
+	        [H_MUNMAP] = (fn)hook_munmap,   [H_MREMAP] = (fn)hook_mremap,
+	        [H_MADVISE] = (fn)hook_madvise, [H_BRK] = (fn)hook_brk,
+	        [H_SHMDT] = (fn)hook_shmdt,     [H_MMAP] = (fn)hook_mmap,
+	};
+	int i;
+
+	for (i = 0; i < H_COUNT; i++) {
+		patches[i].name = names[i];
+		patches[i].hook = hooks[i];
+		/* libc's own definition: a sanitizer's interceptor of the
+		 * same name would be found first by plain linking. */
+		patches[i].entry = dlsym(libc, names[i]);
+		if (!patches[i].entry) {
+			snprintf(why, why_len, "memhooks: libc has no %s",
+			         names[i]);
+			return -FI_ENOSYS;
+		}
+	}
+	return 0;
+}
+
+int hmr__monitor_hooks_start(char *why, size_t why_len)
+{
+	void *libc;
+	int rc = 0;
+
+	if (under_valgrind()) {
+		snprintf(why, why_len,
+		         "memhooks: running under valgrind, which runs its "
+		         "own translation of libc's code, so patched entries "
+		         "would never reach the hooks");
+		return -FI_ENOSYS;
+	}
+	pthread_mutex_lock(&patch_lock);
+	if (atomic_load(&installed))
+		goto out;
+	atomic_store(&page_mask, (uintptr_t)sysconf(_SC_PAGESIZE) - 1);
+	libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	if (!libc) {
+		snprintf(why, why_len, "memhooks: libc.so.6 is not loaded");
+		rc = -FI_ENOSYS;
+		goto out;
+	}
+	rc = resolve(libc, why, why_len);
+	dlclose(libc);
+	if (rc)
+		goto out;
+	hmr__monitor_pin_library();
+	rc = hmr__patch_apply(patches, H_COUNT, why, why_len);
+	if (!rc)
+		atomic_store(&installed, true);
+out:
+	pthread_mutex_unlock(&patch_lock);
+	return rc;
+}
+
+/* A patch of ours was overwritten (UCX or libfabric loaded after us and
+ * patched without chaining): events in between were lost, so the caches
+ * must stop trusting what they hold (the answer stays false), and from
+ * now on we chain to the newcomer so both get events again. */
+static void rechain(int i)
+{
+	char why[256];
+
+	if (pthread_mutex_trylock(&patch_lock))
+		return;
+	if (!hmr__patch_intact(&patches[i]) &&
+	    hmr__patch_apply(&patches[i], 1, why, sizeof(why)))
+		hmr_warn("%s", why);
+	pthread_mutex_unlock(&patch_lock);
+}
+
+bool hmr__monitor_hooks_intact(void)
+{
+	int i;
+
+	if (!atomic_load_explicit(&installed, memory_order_acquire))
+		return false;
+	for (i = 0; i < H_COUNT; i++) {
+		if (hmr__patch_intact(&patches[i]))
+			continue;
+		if (!atomic_exchange(&overwritten, true))
+			hmr_warn("memhooks: another library overwrote hmr's "
+			         "patch of %s; registration caches stop "
+			         "caching (events may have been missed)",
+			         patches[i].name);
+		rechain(i);
+	}
+	return !atomic_load_explicit(&overwritten, memory_order_relaxed);
+}
