@@ -30,6 +30,7 @@
 
 struct hmr_domain;
 struct hmr_mr;
+struct hmr_cache;
 
 /* A registration request after the fi_mr_attr of the caller's API version
  * has been copied into this header's layout. */
@@ -138,7 +139,7 @@ struct hmr_mr {
 	uint8_t auth_key[HMR_AUTH_KEY_MAX];
 	/* Room for the registrar's per-MR state (the verbs desc), saving an
 	 * allocation per registration. */
-	_Alignas(8) unsigned char registrar_space[32];
+	_Alignas(8) unsigned char registrar_space[40];
 };
 
 /* How many closed MR shells a shard keeps before reusing the oldest: a
@@ -172,6 +173,9 @@ struct hmr_domain {
 	struct fid_domain domain_fid; /* First. */
 	const struct hmr_registrar_ops *registrar;
 	void *registrar_data;
+	/* The registrar's registration cache, when it keeps one (verbs):
+	 * hmr_mr_cache_flush and _stats reach it here. */
+	struct hmr_cache *cache;
 	struct hmr_domain_attr attr; /* Normalised copy. */
 	uint64_t mr_mode;            /* Effective. */
 	uint64_t needed_mr_mode;     /* The registrar's; open may change it. */

@@ -5,9 +5,14 @@
 
 #include "cuda/cuda_api.h"
 #include "base/range.h"
+#include "base/config.h"
 #include "hmem/hmem.h"
 #include "base/host.h"
 #include "base/log.h"
+
+HMR_CONFIG_VAR(FI_MR_CUDA_CACHE_MONITOR_ENABLED, "1",
+               "The registration cache keeps registrations of cuda device "
+               "memory (a reallocation gets a new buffer id and misses)");
 
 static int cuda_init(char *why, size_t why_len)
 {
@@ -267,6 +272,7 @@ const struct hmr_backend_ops hmr__cuda_backend = {
         .dmabuf_get = cuda_dmabuf_get,
         .dmabuf_put = cuda_dmabuf_put,
         .peermem_modules = cuda_peermem,
+        .cache_setting = "FI_MR_CUDA_CACHE_MONITOR_ENABLED",
         .ipc_get = cuda_ipc_get,
         .ipc_open = cuda_ipc_open,
         .ipc_close = cuda_ipc_close,

@@ -139,6 +139,13 @@ const struct hmr_backend_ops *hmr__hmem_backend(enum fi_hmem_iface iface)
 	return present[iface] ? &merged[iface] : NULL;
 }
 
+bool hmr__hmem_cache_monitor_enabled(enum fi_hmem_iface iface)
+{
+	const struct hmr_backend_ops *b = hmr__hmem_backend(iface);
+
+	return b && b->cache_setting && hmr__config_true(b->cache_setting);
+}
+
 bool hmr__hmem_any_device(void)
 {
 	/* After start-up, one load instead of a call to pthread_once. */

@@ -26,6 +26,11 @@ struct hmr_backend_ops {
 	/* Kernel modules that let a NIC pin this interface's memory with
 	 * plain ibv_reg_mr (peer memory), NULL-terminated; NULL if none. */
 	const char *const *peermem_modules;
+	/* The setting that lets the registration cache keep registrations
+	 * of this interface's device memory (FI_MR_<VENDOR>_CACHE_MONITOR_
+	 * ENABLED, declared in the backend's folder); NULL: never cached
+	 * (the backend has no buffer ids to tell a reallocation). */
+	const char *cache_setting;
 
 	int (*init)(char *why, size_t why_len);
 	void (*fini)(void);
@@ -90,6 +95,9 @@ extern const struct hmr_backend_ops hmr__synapseai_backend;
 
 /* The merged ops of a present backend, or NULL when absent. */
 const struct hmr_backend_ops *hmr__hmem_backend(enum fi_hmem_iface iface);
+/* Whether the registration cache may keep registrations of iface's device
+ * memory: its backend names a cache setting and the setting is true. */
+bool hmr__hmem_cache_monitor_enabled(enum fi_hmem_iface iface);
 
 /* A backend other than the host one is present (has a device). */
 bool hmr__hmem_any_device(void);

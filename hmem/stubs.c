@@ -87,6 +87,7 @@ static int stub_alloc(uint64_t device, size_t len, void **p)
 const struct hmr_backend_ops hmr__backend_stubs = {
         FI_HMEM_SYSTEM,     /* iface */
         NULL,               /* peermem_modules */
+        NULL,               /* cache_setting */
         stub_init,          /* init */
         stub_fini,          /* fini */
         stub_query,         /* query */

@@ -4,8 +4,13 @@
 
 #include "base/log.h"
 #include "base/range.h"
+#include "base/config.h"
 #include "hmem/hmem.h"
 #include "rocr/rocr_api.h"
+
+HMR_CONFIG_VAR(FI_MR_ROCR_CACHE_MONITOR_ENABLED, "1",
+               "The registration cache keeps registrations of rocr device "
+               "memory (a reallocation gets a new buffer id and misses)");
 
 static int rocr_init(char *why, size_t why_len)
 {
@@ -290,6 +295,7 @@ static const char *const rocr_peermem[] = {"amdgpu_peermem", NULL};
 const struct hmr_backend_ops hmr__rocr_backend = {
         .iface = FI_HMEM_ROCR,
         .peermem_modules = rocr_peermem,
+        .cache_setting = "FI_MR_ROCR_CACHE_MONITOR_ENABLED",
         .init = rocr_init,
         .fini = rocr_fini,
         .query = rocr_query,

@@ -193,6 +193,9 @@ static int verbs_open(struct hmr_domain *d)
 	ret = hmr__verbs_features(d);
 	if (ret)
 		goto err_pd;
+	ret = hmr__verbs_cache_open(d);
+	if (ret)
+		goto err_features;
 	/* One contiguous range per verbs MR. */
 	d->attr.mr_iov_limit = 1;
 	hmr_info("verbs domain on %s: odp %s, dma-buf import %s, %s "
@@ -202,6 +205,8 @@ static int verbs_open(struct hmr_domain *d)
 	         d->needed_mr_mode & FI_MR_VIRT_ADDR ? "virtual" : "offset");
 	return 0;
 
+err_features:
+	hmr__verbs_features_fini(d);
 err_pd:
 	d->registrar_data = NULL;
 	put_pd(v);
@@ -216,6 +221,7 @@ static void verbs_close(struct hmr_domain *d)
 
 	if (!v)
 		return;
+	hmr__verbs_cache_close(d);
 	hmr__verbs_features_fini(d);
 	put_pd(v);
 	free(v);
@@ -244,7 +250,7 @@ struct ibv_mr *hmr_verbs_mr(struct fid_mr *mr)
 	    mr->fid.ops == &hmr__closed_ops ||
 	    m->domain->attr.kind != HMR_DOMAIN_VERBS)
 		return NULL;
-	return ((struct hmr_verbs_desc *)m->registrar_data)->mr;
+	return ((struct hmr_verbs_mr *)m->registrar_data)->desc.mr;
 }
 
 struct ibv_pd *hmr_verbs_pd(struct fid_domain *domain)

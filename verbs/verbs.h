@@ -56,6 +56,9 @@ struct hmr_verbs {
 		_Atomic uint64_t device;
 		_Atomic int state;
 	} dmabuf[FI_HMEM_SYNAPSEAI + 1][HMR_MAX_DEVICES];
+	/* The cache serves this interface's device memory (its backend's
+	 * FI_MR_*_CACHE_MONITOR_ENABLED, read at open). */
+	bool cache_device[FI_HMEM_SYNAPSEAI + 1];
 };
 
 static inline struct hmr_verbs *hmr__verbs(struct hmr_domain *d)
@@ -69,10 +72,44 @@ int hmr__verbs_access(const struct hmr_domain *d, const struct hmr_mr *mr);
 int hmr__verbs_features(struct hmr_domain *d);
 void hmr__verbs_features_fini(struct hmr_domain *d);
 
+/* One contiguous range to register, and what memory it is. */
+struct hmr_verbs_range {
+	void *p;
+	size_t len;
+	enum fi_hmem_iface iface;
+	uint64_t device;
+	bool device_memory; /* dma-buf or peer memory, not ibv_reg_mr. */
+};
+
+struct hmr_cache_entry;
+
+/* What a verbs MR keeps in hmr_mr.registrar_space: the desc handed out
+ * (first: hmr_verbs_mr() reads it there), and the cached registration
+ * it shares when the cache served it. */
+struct hmr_verbs_mr {
+	struct hmr_verbs_desc desc;
+	struct hmr_cache_entry *entry;
+};
+
 /* verbs_mr.c */
 int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
                    const struct hmr_mr_req *req);
 int hmr__verbs_dereg(struct hmr_domain *d, struct hmr_mr *mr);
+/* Register r with the NIC (host, dma-buf or peer-memory path). */
+int hmr__verbs_reg_range(struct hmr_domain *d, const struct hmr_verbs_range *r,
+                         int access, struct ibv_mr **out);
+
+/* verbs_cache.c: the domain's registration cache (doc/cache.md).  Only
+ * registrations without remote rights are cached: a closed MR's rkey must
+ * stop working at fi_close, and a shared registration's would not. */
+int hmr__verbs_cache_open(struct hmr_domain *d);
+void hmr__verbs_cache_close(struct hmr_domain *d);
+bool hmr__verbs_cacheable(struct hmr_domain *d, const struct hmr_verbs_range *r,
+                          int access);
+int hmr__verbs_cache_get(struct hmr_domain *d, const struct hmr_verbs_range *r,
+                         int access, struct hmr_cache_entry **entry,
+                         struct ibv_mr **out);
+void hmr__verbs_cache_put(struct hmr_domain *d, struct hmr_cache_entry *entry);
 
 /* verbs_peermem.c: is a peer-memory module for iface loaded? */
 bool hmr__verbs_peermem(enum fi_hmem_iface iface, char *which, size_t len);

@@ -7,6 +7,7 @@
 
 #include "base/host.h"
 #include "base/log.h"
+#include "cache/cache.h"
 #include "hmem/hmem.h"
 #include "verbs/verbs.h"
 
@@ -62,32 +63,32 @@ static int dmabuf_page(uint64_t iova, uint64_t offset, char *why,
 	return -FI_EINVAL;
 }
 
-/* Host memory.  HMR_DOMAIN_ODP_IMPLICIT: the implicit MR, when it grants
- * all this registration asks. */
-static int reg_host(struct hmr_domain *d, struct hmr_mr *mr, int access,
-                    struct ibv_mr **out)
+/* Host memory (and host-allocated memory of a runtime). */
+static int reg_host(struct hmr_domain *d, const struct hmr_verbs_range *r,
+                    int access, struct ibv_mr **out)
 {
 	struct hmr_verbs *v = hmr__verbs(d);
-	void *p = mr->iov[0].iov_base;
-	size_t len = mr->iov[0].iov_len;
-	uint64_t va = hca_va(d, p);
+	uint64_t va = hca_va(d, r->p);
 	int err;
 
-	if (v->implicit && !(mr->access & ~v->implicit_access) &&
-	    !(mr->flags & FI_RMA_PMEM)) {
-		*out = v->implicit;
-		return 0;
-	}
 	/* Pages may come and go while the MR lives: ODP follows them. */
 	if (v->caps.odp && !hmr__allocated(d))
 		access |= IBV_ACCESS_ON_DEMAND | v->access_odp;
-	*out = ibv_reg_mr_iova(v->pd, p, len, va, access);
+	*out = ibv_reg_mr_iova(v->pd, r->p, r->len, va, access);
 	if (*out)
 		return 0;
 	err = errno;
-	hmr_warn("ibv_reg_mr_iova(%p, %zu, hca_va %#llx, access %#x): %s", p,
-	         len, (unsigned long long)va, access, strerror(err));
+	hmr_warn("ibv_reg_mr_iova(%p, %zu, hca_va %#llx, access %#x): %s", r->p,
+	         r->len, (unsigned long long)va, access, strerror(err));
 	return ibv_err(err);
+}
+
+/* HMR_DOMAIN_ODP_IMPLICIT: the implicit MR, when it grants all this
+ * registration asks. */
+static bool use_implicit(const struct hmr_verbs *v, const struct hmr_mr *mr)
+{
+	return v->implicit && !(mr->access & ~v->implicit_access) &&
+	       !(mr->flags & FI_RMA_PMEM);
 }
 
 /* The caller's own dma-buf (FI_MR_DMABUF); under FI_MR_VIRT_ADDR its
@@ -141,21 +142,22 @@ static _Atomic int *device_state(struct hmr_verbs *v, enum fi_hmem_iface iface,
 	return NULL;
 }
 
-static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
-                      struct ibv_mr **out, char *why, size_t why_len)
+static int try_dmabuf(struct hmr_domain *d, const struct hmr_verbs_range *r,
+                      int access, struct ibv_mr **out, char *why,
+                      size_t why_len)
 {
 	struct hmr_verbs *v = hmr__verbs(d);
-	const struct hmr_backend_ops *b = hmr__hmem_backend(mr->iface);
+	const struct hmr_backend_ops *b = hmr__hmem_backend(r->iface);
 	_Atomic int *state;
 	int fd, err;
 	uint64_t offset;
-	void *p = mr->iov[0].iov_base;
+	void *p = r->p;
 
 	if (!v->nic_dmabuf) {
 		snprintf(why, why_len, "dma-buf: the NIC does not import them");
 		return -FI_EOPNOTSUPP;
 	}
-	state = b ? device_state(v, mr->iface, mr->device) : NULL;
+	state = b ? device_state(v, r->iface, r->device) : NULL;
 	if (!state) {
 		snprintf(why, why_len,
 		         "dma-buf: no backend for the device, or more than %d "
@@ -171,7 +173,7 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 		         "dma-buf: refused before for this device");
 		return -FI_EOPNOTSUPP;
 	}
-	err = b->dmabuf_get(p, mr->iov[0].iov_len, 0, &fd, &offset);
+	err = b->dmabuf_get(p, r->len, 0, &fd, &offset);
 	if (err) {
 		snprintf(why, why_len, "dma-buf: export failed (%s)",
 		         hmr_strerror(err));
@@ -182,8 +184,8 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 		b->dmabuf_put(fd);
 		return err;
 	}
-	*out = ibv_reg_dmabuf_mr(v->pd, offset, mr->iov[0].iov_len,
-	                         hca_va(d, p), fd, access);
+	*out = ibv_reg_dmabuf_mr(v->pd, offset, r->len, hca_va(d, p), fd,
+	                         access);
 	err = *out ? 0 : errno;
 	b->dmabuf_put(fd);
 	if (!err)
@@ -193,25 +195,25 @@ static int try_dmabuf(struct hmr_domain *d, struct hmr_mr *mr, int access,
 		/* A real refusal demotes this device only, for good. */
 		atomic_store(state, HMR_DMABUF_REFUSED);
 		hmr_info("%s device %llu: dma-buf refused, demoted",
-		         hmr_hmem_iface_name(mr->iface),
-		         (unsigned long long)mr->device);
+		         hmr_hmem_iface_name(r->iface),
+		         (unsigned long long)r->device);
 	}
 	return -FI_EOPNOTSUPP;
 }
 
 /* Path 2: a peer-memory module lets ibv_reg_mr pin device memory. */
-static int try_peermem(struct hmr_domain *d, struct hmr_mr *mr, int access,
-                       struct ibv_mr **out, char *why, size_t why_len)
+static int try_peermem(struct hmr_domain *d, const struct hmr_verbs_range *r,
+                       int access, struct ibv_mr **out, char *why,
+                       size_t why_len)
 {
 	char module[64];
 
-	if (!hmr__verbs_peermem(mr->iface, module, sizeof(module))) {
+	if (!hmr__verbs_peermem(r->iface, module, sizeof(module))) {
 		snprintf(why, why_len, "peer-memory: no module loaded");
 		return -FI_EOPNOTSUPP;
 	}
-	*out = ibv_reg_mr_iova(hmr__verbs(d)->pd, mr->iov[0].iov_base,
-	                       mr->iov[0].iov_len,
-	                       hca_va(d, mr->iov[0].iov_base), access);
+	*out = ibv_reg_mr_iova(hmr__verbs(d)->pd, r->p, r->len, hca_va(d, r->p),
+	                       access);
 	if (*out)
 		return 0;
 	snprintf(why, why_len, "peer-memory (%s): ibv_reg_mr_iova: %s", module,
@@ -219,23 +221,23 @@ static int try_peermem(struct hmr_domain *d, struct hmr_mr *mr, int access,
 	return -FI_EOPNOTSUPP;
 }
 
-static int reg_device(struct hmr_domain *d, struct hmr_mr *mr, int access,
-                      struct ibv_mr **out)
+static int reg_device(struct hmr_domain *d, const struct hmr_verbs_range *r,
+                      int access, struct ibv_mr **out)
 {
 	char why1[160], why2[160];
 
 	if (hmr__hmem_p2p_disabled()) {
 		hmr_warn("%s memory: FI_HMEM_DISABLE_P2P forbids both the "
 		         "dma-buf and the peer-memory path",
-		         hmr_hmem_iface_name(mr->iface));
+		         hmr_hmem_iface_name(r->iface));
 		return -FI_EOPNOTSUPP;
 	}
-	if (!try_dmabuf(d, mr, access, out, why1, sizeof(why1)))
+	if (!try_dmabuf(d, r, access, out, why1, sizeof(why1)))
 		return 0;
-	if (!try_peermem(d, mr, access, out, why2, sizeof(why2)))
+	if (!try_peermem(d, r, access, out, why2, sizeof(why2)))
 		return 0;
 	hmr_warn("%s device %llu memory cannot be registered: %s; %s",
-	         hmr_hmem_iface_name(mr->iface), (unsigned long long)mr->device,
+	         hmr_hmem_iface_name(r->iface), (unsigned long long)r->device,
 	         why1, why2);
 	return -FI_EOPNOTSUPP;
 }
@@ -263,54 +265,79 @@ static int offset_rule(const struct hmr_domain *d, const struct hmr_mr *mr)
 	return -FI_EINVAL;
 }
 
+int hmr__verbs_reg_range(struct hmr_domain *d, const struct hmr_verbs_range *r,
+                         int access, struct ibv_mr **out)
+{
+	if (r->device_memory)
+		return reg_device(d, r, access, out);
+	return reg_host(d, r, access, out);
+}
+
 int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
                    const struct hmr_mr_req *req)
 {
 	int access = hmr__verbs_access(d, mr);
-	struct hmr_verbs_desc *desc;
+	struct hmr_verbs_mr *vm;
+	struct hmr_verbs_range r = {
+	        .p = mr->iov[0].iov_base,
+	        .len = mr->iov[0].iov_len,
+	        .iface = mr->iface,
+	        .device = mr->device,
+	        .device_memory = mr->iface != FI_HMEM_SYSTEM &&
+	                         !(mr->hmem_flags & HMR_HMEM_HOST_ALLOC),
+	};
 	struct ibv_mr *imr = NULL;
 	int ret;
 
-	_Static_assert(sizeof(*desc) <= sizeof(mr->registrar_space),
+	_Static_assert(sizeof(*vm) <= sizeof(mr->registrar_space),
 	               "the desc lives in the MR");
-	desc = (struct hmr_verbs_desc *)mr->registrar_space;
+	vm = (struct hmr_verbs_mr *)mr->registrar_space;
+	vm->entry = NULL;
 	/* A sub-MR is a registration of its own on verbs, on its memory's
 	 * path: the NIC checks its rights and bounds, not the base's. */
 	if (req->flags & FI_MR_DMABUF)
 		ret = reg_caller_dmabuf(d, mr, req->attr.dmabuf, access, &imr);
 	else if ((ret = offset_rule(d, mr)))
 		return ret;
-	else if (mr->iface != FI_HMEM_SYSTEM &&
-	         !(mr->hmem_flags & HMR_HMEM_HOST_ALLOC))
-		ret = reg_device(d, mr, access, &imr);
+	else if (!r.device_memory && use_implicit(hmr__verbs(d), mr))
+		imr = hmr__verbs(d)->implicit;
+	else if (hmr__verbs_cacheable(d, &r, access))
+		ret = hmr__verbs_cache_get(d, &r, access, &vm->entry, &imr);
 	else
-		ret = reg_host(d, mr, access, &imr);
+		ret = hmr__verbs_reg_range(d, &r, access, &imr);
 	if (ret)
 		return ret;
-	desc->lkey = imr->lkey;
-	desc->rkey = imr->rkey;
-	desc->mr = imr;
-	desc->start = mr->base;
-	desc->iova = hmr__virt_addr(d) ? mr->base : 0;
-	mr->registrar_data = desc;
+	vm->desc.lkey = imr->lkey;
+	vm->desc.rkey = imr->rkey;
+	vm->desc.mr = imr;
+	/* A cached registration may start before this MR: the NIC addresses
+	 * its bytes from the registration's start. */
+	vm->desc.start = vm->entry ? vm->entry->start : mr->base;
+	vm->desc.iova = hmr__virt_addr(d) ? vm->desc.start : 0;
+	mr->registrar_data = vm;
 	mr->key = imr->rkey;
-	mr->mr_fid.mem_desc = desc;
+	mr->mr_fid.mem_desc = &vm->desc;
 	return 0;
 }
 
 int hmr__verbs_dereg(struct hmr_domain *d, struct hmr_mr *mr)
 {
-	struct hmr_verbs_desc *desc = mr->registrar_data;
+	struct hmr_verbs_mr *vm = mr->registrar_data;
 	int err;
 
-	if (!desc || desc->mr == hmr__verbs(d)->implicit)
+	if (!vm || vm->desc.mr == hmr__verbs(d)->implicit)
 		goto out;
+	if (vm->entry) {
+		hmr__verbs_cache_put(d, vm->entry);
+		vm->entry = NULL;
+		goto out;
+	}
 	/* ibv_dereg_mr(3): it fails while a memory window is bound. */
-	err = ibv_dereg_mr(desc->mr);
+	err = ibv_dereg_mr(vm->desc.mr);
 	if (err) {
 		hmr_warn("ibv_dereg_mr (rkey %#x): %s; a memory window still "
 		         "bound? The MR stays open",
-		         desc->rkey, strerror(err));
+		         vm->desc.rkey, strerror(err));
 		return -FI_EBUSY;
 	}
 out:

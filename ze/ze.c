@@ -4,8 +4,13 @@
 
 #include "base/log.h"
 #include "base/range.h"
+#include "base/config.h"
 #include "hmem/hmem.h"
 #include "ze/ze.h"
+
+HMR_CONFIG_VAR(FI_MR_ZE_CACHE_MONITOR_ENABLED, "1",
+               "The registration cache keeps registrations of ze device "
+               "memory (a reallocation gets a new buffer id and misses)");
 
 static int ze_init(char *why, size_t why_len)
 {
@@ -289,6 +294,7 @@ static int ze_ipc_close(void *ptr)
 const struct hmr_backend_ops hmr__ze_backend = {
         .iface = FI_HMEM_ZE,
         .peermem_modules = NULL,
+        .cache_setting = "FI_MR_ZE_CACHE_MONITOR_ENABLED",
         .init = ze_init,
         .fini = ze_fini,
         .query = ze_query,

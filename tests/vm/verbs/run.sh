@@ -4,7 +4,8 @@
 set -euo pipefail
 . /payload/vm-lib.sh
 vm_setup_or_exit
-vm_run_programs /payload/two_hosts /payload/verbs_suite /payload/verbs_info
+vm_run_programs /payload/two_hosts /payload/verbs_suite /payload/verbs_info \
+	/payload/verbs_cache /payload/verbs_faults
 
 # A program as a reader would run it: one CASE line a run, passing when
 # its output has every line given (grep patterns).
