@@ -3,7 +3,7 @@
 # fuzz.sh: build the libFuzzer targets with clang and run each for a while.
 #
 # Usage: scripts/fuzz.sh [seconds per target, default 60] [target...]
-#   targets: mr_reg raw_key access_auth domain_attr env_config (all)
+#   targets: mr_reg raw_key access_auth domain_attr env_config cache (all)
 #
 # Builds build-fuzz/ (HMR_FUZZ_BUILD overrides) with clang, ASan, UBSan and
 # libFuzzer coverage in the library too (-fsanitize=fuzzer-no-link), then
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-mr_reg raw_key access_auth domain_attr env_config}
+targets=${*:-mr_reg raw_key access_auth domain_attr env_config cache}
 build=${HMR_FUZZ_BUILD:-$root/build-fuzz}
 
 command -v clang > /dev/null || {
