@@ -13,11 +13,12 @@
 #include "verbs/verbs.h"
 
 HMR_CONFIG_VAR(FI_MR_CACHE_MAX_SIZE, NULL,
-               "Bytes of idle registrations a verbs domain's cache keeps; "
-               "unset: physical memory / CPUs / 2, as libfabric");
+               "Bytes of registrations a verbs domain's cache holds before "
+               "it evicts idle ones; unset: physical memory / CPUs / 2, as "
+               "libfabric");
 HMR_CONFIG_VAR(FI_MR_CACHE_MAX_COUNT, "1024",
-               "Idle registrations a verbs domain's cache keeps; 0 turns "
-               "the cache off");
+               "Registrations (in use or idle) a verbs domain's cache "
+               "holds before it evicts idle ones; 0 turns the cache off");
 HMR_CONFIG_VAR(FI_MR_CACHE_MERGE_REGIONS, "0",
                "1: the cache merges overlapping and adjacent registrations "
                "into one (fi_mr(3), 1.8 edition)");

@@ -153,8 +153,11 @@ struct hmr_domain_attr {
 	 * HMR_DOMAIN_CACHE_OFF turns the cache off for this domain whatever
 	 * the settings say; FI_MR_CACHE_MAX_COUNT=0 does it for all.
 	 */
-	size_t cache_max_size;  /* Bytes of idle registrations kept. */
-	size_t cache_max_count; /* Idle registrations kept. */
+	/* Past either limit, the least recently used idle registrations are
+	 * deregistered.  Both count every registration held, in use or idle,
+	 * as libfabric's cached_max_cnt and cached_max_size do. */
+	size_t cache_max_size;  /* Bytes of registrations held. */
+	size_t cache_max_count; /* Registrations held. */
 };
 
 #define HMR_MR_MODE_DEFAULT                                                    \
