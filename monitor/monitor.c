@@ -172,9 +172,19 @@ done:
 
 void hmr__monitor_subscribe(struct hmr_monitor_sub *sub)
 {
+	struct hmr_monitor_sub *s;
+
 	pthread_mutex_lock(&sub_lock);
-	atomic_store(&sub->next, atomic_load(&subs));
-	atomic_store(&subs, sub);
+	/* Twice would make the list a cycle every event walks forever. */
+	for (s = atomic_load(&subs); s && s != sub; s = atomic_load(&s->next))
+		;
+	if (s)
+		hmr_warn("monitor subscriber %p subscribed twice; ignored",
+		         (void *)sub);
+	else {
+		atomic_store(&sub->next, atomic_load(&subs));
+		atomic_store(&subs, sub);
+	}
 	pthread_mutex_unlock(&sub_lock);
 }
 

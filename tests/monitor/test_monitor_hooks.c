@@ -348,4 +348,49 @@ HMR_TEST(monitor_fork_child_flag)
 	ASSERT_TRUE(!hmr__monitor_forked());
 }
 
+/* fork with the hooks in place: the child's unmaps are seen in the child
+ * (the patched code is the child's too), and the parent's monitor goes on
+ * seeing its own, unaffected by what the child did. */
+/* A subscriber subscribed twice is heard once, not walked forever. */
+HMR_TEST(monitor_subscribe_twice_is_ignored)
+{
+	unsigned char *p;
+
+	start_hooks();
+	rec_subscribe();
+	p = map(1, MAP_PRIVATE);
+	ASSERT_EQ(munmap(p, rec_page()), 0);
+	ASSERT_EQ(atomic_load(&rec.n), 1);
+}
+
+HMR_TEST(monitor_fork_child_works_parent_unaffected)
+{
+	unsigned char *p, *q;
+	int status, before;
+	pid_t pid;
+
+	start_hooks();
+	p = map(2, MAP_PRIVATE);
+	q = map(2, MAP_PRIVATE);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		before = atomic_load(&rec.n);
+		if (munmap(p, 2 * rec_page()) || !rec_saw(p, 2 * rec_page()) ||
+		    atomic_load(&rec.n) == before || !hmr__monitor_intact())
+			_exit(1);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	/* The child's unmap was the child's: the parent saw none of it. */
+	ASSERT_TRUE(!rec_saw(p, 2 * rec_page()));
+	ASSERT_EQ(p[0], 0x5a); /* Still the parent's mapping. */
+	ASSERT_EQ(munmap(q, 2 * rec_page()), 0);
+	ASSERT_TRUE(rec_saw(q, 2 * rec_page()));
+	ASSERT_TRUE(hmr__monitor_intact());
+	ASSERT_EQ(munmap(p, 2 * rec_page()), 0);
+}
+
 HMR_TEST_MAIN()
