@@ -8,12 +8,16 @@
 
 /*
  * Linear probing with backward-shift deletion, so lookups never wade
- * through tombstones after many register/close cycles.  Not thread-safe:
- * the owner (the domain) holds its lock around every call.
+ * through tombstones after many register/close cycles.  Not thread-safe
+ * for writers: the owner (the domain) holds its lock around every call
+ * but hmr__keymap_find_racy.  A table outgrown is retired, not freed
+ * (until fini: at most as much again as the live table), so a lock-free
+ * reader holding it still reads mapped memory.
  */
+struct hmr_keymap_table;
+
 struct hmr_keymap {
-	struct hmr_keymap_slot *slots;
-	size_t cap; /* A power of two, or 0 before the first insert. */
+	struct hmr_keymap_table *tab; /* NULL before the first insert. */
 	size_t count;
 };
 
@@ -24,5 +28,11 @@ void *hmr__keymap_find(const struct hmr_keymap *map, uint64_t key);
 int hmr__keymap_insert(struct hmr_keymap *map, uint64_t key, void *val);
 /* Returns the removed value, or NULL. */
 void *hmr__keymap_remove(struct hmr_keymap *map, uint64_t key);
+
+/* find, racing with writers: the answer may be stale or torn, and counts
+ * only once the caller has checked that no writer ran meanwhile (the
+ * shard's sequence count).  Always returns, and reads only the map's
+ * live or retired tables. */
+void *hmr__keymap_find_racy(const struct hmr_keymap *map, uint64_t key);
 
 #endif /* HMR_CORE_KEYMAP_H */
