@@ -34,6 +34,49 @@ static void mr_free(struct hmr_mr *mr)
 	mr->binds = NULL;
 }
 
+/* Under s's lock: nfree changes only there (no read-modify-write). */
+static void nfree_add_locked(struct hmr_shard *s, size_t n)
+{
+	atomic_store_explicit(
+	        &s->nfree,
+	        atomic_load_explicit(&s->nfree, memory_order_relaxed) + n,
+	        memory_order_relaxed);
+}
+
+/* Under s's lock: a shell off the free list, or NULL. */
+static struct hmr_mr *shell_pop_locked(struct hmr_shard *s)
+{
+	struct hmr_mr *mr = s->free;
+
+	if (mr) {
+		s->free = mr->next_free;
+		nfree_add_locked(s, (size_t)-1);
+	}
+	return mr;
+}
+
+/* Under s's lock: a shell goes to the spare if that is empty (only this
+ * lock's holder fills it), otherwise to the free list. */
+static void shell_put_locked(struct hmr_shard *s, struct hmr_mr *mr)
+{
+	if (!atomic_load_explicit(&s->spare, memory_order_relaxed)) {
+		atomic_store_explicit(&s->spare, mr, memory_order_release);
+		return;
+	}
+	mr->next_free = s->free;
+	s->free = mr;
+	nfree_add_locked(s, 1);
+}
+
+/* Under s's lock, by a registration that took the spare: the next one's
+ * from the free list, so a burst of registrations takes no extra lock. */
+static void spare_refill_locked(struct hmr_shard *s)
+{
+	if (s->free && !atomic_load_explicit(&s->spare, memory_order_relaxed))
+		atomic_store_explicit(&s->spare, shell_pop_locked(s),
+		                      memory_order_release);
+}
+
 /*
  * A closed MR's shell for a new MR of shard s: the spare, taken without
  * the lock, else one from the free list, else NULL.  Shells are never
@@ -48,26 +91,10 @@ static struct hmr_mr *shell_get(struct hmr_shard *s)
 		return mr;
 	/* Changes nothing a reader looks at: no sequence change. */
 	pthread_mutex_lock(&s->lock);
-	mr = s->free;
-	if (mr) {
-		s->free = mr->next_free;
-		atomic_fetch_sub_explicit(&s->nfree, 1, memory_order_relaxed);
-	}
+	mr = shell_pop_locked(s);
+	spare_refill_locked(s);
 	pthread_mutex_unlock(&s->lock);
 	return mr;
-}
-
-/* Under s's lock: a shell goes to the spare if that is empty (only this
- * lock's holder fills it), otherwise to the free list. */
-static void shell_put_locked(struct hmr_shard *s, struct hmr_mr *mr)
-{
-	if (!atomic_load_explicit(&s->spare, memory_order_relaxed)) {
-		atomic_store_explicit(&s->spare, mr, memory_order_release);
-		return;
-	}
-	mr->next_free = s->free;
-	s->free = mr;
-	atomic_fetch_add_explicit(&s->nfree, 1, memory_order_relaxed);
 }
 
 /* A registration that failed: its MR was never published, but its shell
@@ -223,6 +250,7 @@ static int publish_locked(struct hmr_domain *d, size_t i, struct hmr_mr *mr,
 		atomic_fetch_add(&mr->base_mr->sub_count, 1);
 	mr->shard = (uint8_t)i;
 	s->mr_count++;
+	spare_refill_locked(s);
 	return 0;
 }
 
