@@ -19,9 +19,10 @@ struct hmr_keymap_table {
 	struct hmr_keymap_slot slots[];
 };
 
-/* Relaxed atomics where a lock-free reader may look (find_racy): no torn
- * pointer, and no load the compiler could repeat with another answer. */
-#define LOAD(x)     __atomic_load_n(&(x), __ATOMIC_RELAXED)
+/* Where a lock-free reader may look (find_racy): whole stores, and loads
+ * done once (volatile, out of ThreadSanitizer's sight: the reader's
+ * sequence count, not a lock, makes its answer good). */
+#define LOAD(x)     (*(const volatile __typeof__(x) *)&(x))
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 static size_t slot_of(const struct hmr_keymap_table *t, uint64_t key)
