@@ -79,7 +79,7 @@ rtm_pages_readable(uintptr_t first, uintptr_t last, size_t page)
 	uintptr_t p;
 
 	if (_xbegin() != _XBEGIN_STARTED)
-		return false;
+		return false; /* Aborted: no proof either way. */
 	for (p = first;; p += page) {
 		(void)*(volatile const char *)p;
 		if (p == last)
