@@ -86,6 +86,15 @@ hmr__keymap_find_racy(const struct hmr_keymap *map, uint64_t key)
 	return NULL;
 }
 
+__attribute__((no_sanitize("thread"))) void
+hmr__keymap_prefetch(const struct hmr_keymap *map, uint64_t key)
+{
+	const struct hmr_keymap_table *t = LOAD(map->tab);
+
+	if (t)
+		__builtin_prefetch(&t->slots[slot_of(t, key)], 1);
+}
+
 static void place(struct hmr_keymap_table *t, uint64_t key, void *val)
 {
 	size_t i = slot_of(t, key);

@@ -34,5 +34,8 @@ void *hmr__keymap_remove(struct hmr_keymap *map, uint64_t key);
  * shard's sequence count).  Always returns, and reads only the map's
  * live or retired tables. */
 void *hmr__keymap_find_racy(const struct hmr_keymap *map, uint64_t key);
+/* Start loading key's slot into the cache, lock or no lock: a caller that
+ * will insert or remove the key soon overlaps the miss with other work. */
+void hmr__keymap_prefetch(const struct hmr_keymap *map, uint64_t key);
 
 #endif /* HMR_CORE_KEYMAP_H */

@@ -72,9 +72,16 @@ static void shell_put_locked(struct hmr_shard *s, struct hmr_mr *mr)
  * from the free list, so a burst of registrations takes no extra lock. */
 static void spare_refill_locked(struct hmr_shard *s)
 {
-	if (s->free && !atomic_load_explicit(&s->spare, memory_order_relaxed))
-		atomic_store_explicit(&s->spare, shell_pop_locked(s),
-		                      memory_order_release);
+	struct hmr_mr *mr;
+	size_t off;
+
+	if (!s->free || atomic_load_explicit(&s->spare, memory_order_relaxed))
+		return;
+	mr = shell_pop_locked(s);
+	/* A shell off the free list is cold: mr_new clears this much. */
+	for (off = 0; off < offsetof(struct hmr_mr, auth_key); off += 64)
+		__builtin_prefetch((char *)mr + off, 1);
+	atomic_store_explicit(&s->spare, mr, memory_order_release);
 }
 
 /*
@@ -325,6 +332,9 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 	}
 	shard = hmr__prov_key(d) ? hmr__thread_shard()
 	                         : hmr__key_shard(req->attr.requested_key);
+	if (!hmr__prov_key(d))
+		hmr__keymap_prefetch(&hmr__shard(d, shard)->mrs,
+		                     req->attr.requested_key);
 	ret = mr_new(d, req, shard, &mr);
 	if (ret)
 		return ret;
@@ -518,6 +528,8 @@ static int mr_close(struct fid *fid)
 	bool published = mr->in_keymap || mr->base_mr;
 	int ret;
 
+	if (mr->in_keymap)
+		hmr__keymap_prefetch(&s->mrs, mr->key);
 	/*
 	 * A NIC's MR that nothing refers to (no key map entry, no parent, no
 	 * bindings, no sub-MRs) has no domain state but the count: its slow
