@@ -25,12 +25,27 @@ struct hmr_keymap_table {
 #define LOAD(x)     (*(const volatile __typeof__(x) *)&(x))
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
-static size_t slot_of(const struct hmr_keymap_table *t, uint64_t key)
+static size_t hash_slot(uint64_t key, unsigned shift)
 {
 	/* Fibonacci hashing: one multiply, and the product's top bits
 	 * spread sequential keys (and a shard's keys, which share their low
 	 * bits) over the table. */
-	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> t->shift);
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> shift);
+}
+
+static size_t slot_of(const struct hmr_keymap_table *t, uint64_t key)
+{
+	return hash_slot(key, t->shift);
+}
+
+/* slot_of for a lock-free reader: a table just published may show it
+ * zeros (calloc's) for mask and shift on a weakly ordered CPU; masked,
+ * the slot stays inside the table whatever it reads. */
+__attribute__((no_sanitize("thread"))) static size_t
+racy_slot(const struct hmr_keymap_table *t, uint64_t key, size_t *mask)
+{
+	*mask = LOAD(t->mask);
+	return hash_slot(key, LOAD(t->shift)) & *mask;
 }
 
 void hmr__keymap_init(struct hmr_keymap *map)
@@ -68,15 +83,15 @@ __attribute__((no_sanitize("thread"))) void *
 hmr__keymap_find_racy(const struct hmr_keymap *map, uint64_t key)
 {
 	const struct hmr_keymap_table *t = LOAD(map->tab);
-	size_t i, n;
+	size_t i, n, mask;
 	void *val;
 
 	if (!t)
 		return NULL;
 	/* A table is never full (load under 1/2), but one read while it
 	 * changes may look so: at most one lap. */
-	i = slot_of(t, key);
-	for (n = 0; n <= t->mask; n++, i = (i + 1) & t->mask) {
+	i = racy_slot(t, key, &mask);
+	for (n = 0; n <= mask; n++, i = (i + 1) & mask) {
 		val = LOAD(t->slots[i].val);
 		if (!val)
 			return NULL;
@@ -90,9 +105,10 @@ __attribute__((no_sanitize("thread"))) void
 hmr__keymap_prefetch(const struct hmr_keymap *map, uint64_t key)
 {
 	const struct hmr_keymap_table *t = LOAD(map->tab);
+	size_t mask;
 
 	if (t)
-		__builtin_prefetch(&t->slots[slot_of(t, key)], 1);
+		__builtin_prefetch(&t->slots[racy_slot(t, key, &mask)], 1);
 }
 
 static void place(struct hmr_keymap_table *t, uint64_t key, void *val)
