@@ -14,7 +14,7 @@
  * them, does not look at these loads (UNSEEN: it still sees the atomics
  * and everything the check calls in other files).
  */
-#define LOAD(x) (*(const volatile __typeof__(x) *)&(x))
+#define LOAD(x) HMR_READ_ONCE(x)
 /* On every function of the check, so that the compiler may inline them
  * into one another (it does not mix sanitizer settings). */
 #define UNSEEN __attribute__((no_sanitize("thread")))

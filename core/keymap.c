@@ -7,45 +7,13 @@
 #include "base/alloc.h"
 #include "core/keymap.h"
 
-struct hmr_keymap_slot {
-	uint64_t key;
-	void *val; /* NULL marks an empty slot. */
-};
-
-struct hmr_keymap_table {
-	struct hmr_keymap_table *retired; /* The table this one replaced. */
-	size_t mask;                      /* Slots - 1 (a power of two). */
-	unsigned shift;                   /* 64 - log2(slots). */
-	struct hmr_keymap_slot slots[];
-};
-
-/* Where a lock-free reader may look (find_racy): whole stores, and loads
- * done once (volatile, out of ThreadSanitizer's sight: the reader's
- * sequence count, not a lock, makes its answer good). */
-#define LOAD(x)     (*(const volatile __typeof__(x) *)&(x))
+/* Whole stores where a lock-free reader may look (find_racy). */
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-
-static size_t hash_slot(uint64_t key, unsigned shift)
-{
-	/* Fibonacci hashing: one multiply, and the product's top bits
-	 * spread sequential keys (and a shard's keys, which share their low
-	 * bits) over the table. */
-	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> shift);
-}
+#define LOAD(x)     HMR_READ_ONCE(x)
 
 static size_t slot_of(const struct hmr_keymap_table *t, uint64_t key)
 {
-	return hash_slot(key, t->shift);
-}
-
-/* slot_of for a lock-free reader: a table just published may show it
- * zeros (calloc's) for mask and shift on a weakly ordered CPU; masked,
- * the slot stays inside the table whatever it reads. */
-__attribute__((no_sanitize("thread"))) static size_t
-racy_slot(const struct hmr_keymap_table *t, uint64_t key, size_t *mask)
-{
-	*mask = LOAD(t->mask);
-	return hash_slot(key, LOAD(t->shift)) & *mask;
+	return hmr__keymap_hash(key, t->shift);
 }
 
 void hmr__keymap_init(struct hmr_keymap *map)
@@ -79,28 +47,6 @@ void *hmr__keymap_find(const struct hmr_keymap *map, uint64_t key)
 	return NULL;
 }
 
-__attribute__((no_sanitize("thread"))) void *
-hmr__keymap_find_racy(const struct hmr_keymap *map, uint64_t key)
-{
-	const struct hmr_keymap_table *t = LOAD(map->tab);
-	size_t i, n, mask;
-	void *val;
-
-	if (!t)
-		return NULL;
-	/* A table is never full (load under 1/2), but one read while it
-	 * changes may look so: at most one lap. */
-	i = racy_slot(t, key, &mask);
-	for (n = 0; n <= mask; n++, i = (i + 1) & mask) {
-		val = LOAD(t->slots[i].val);
-		if (!val)
-			return NULL;
-		if (LOAD(t->slots[i].key) == key)
-			return val;
-	}
-	return NULL;
-}
-
 __attribute__((no_sanitize("thread"))) void
 hmr__keymap_prefetch(const struct hmr_keymap *map, uint64_t key)
 {
@@ -108,7 +54,8 @@ hmr__keymap_prefetch(const struct hmr_keymap *map, uint64_t key)
 	size_t mask;
 
 	if (t)
-		__builtin_prefetch(&t->slots[racy_slot(t, key, &mask)], 1);
+		__builtin_prefetch(
+		        &t->slots[hmr__keymap_racy_slot(t, key, &mask)], 1);
 }
 
 static void place(struct hmr_keymap_table *t, uint64_t key, void *val)
