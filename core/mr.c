@@ -495,6 +495,11 @@ static void mr_retire_locked(struct hmr_shard *s, struct hmr_mr *mr)
 	s->shells[slot] = mr;
 	if (old)
 		shell_put_locked(s, old);
+	/* The next close here pushes that one out: it has been cold for
+	 * HMR_MR_SHELLS closes, and may go on the free list. */
+	old = s->shells[s->shell_next % HMR_MR_SHELLS];
+	if (old)
+		__builtin_prefetch(&old->next_free, 1);
 }
 
 /* Under the MR's shard lock: what keeps the MR from closing, or what its
