@@ -26,8 +26,9 @@
  *   reads stays readable memory while the domain is open: key map tables
  *   are retired, not freed (keymap.h), and closed MRs stay MR shells,
  *   reused but never freed before the domain closes.  When the count
- *   moved, or the MR has state an access changes (single-use, bound
- *   counters), it takes the lock instead.
+ *   moved, the MR has state an access changes (single-use, bound
+ *   counters), or its iovs live outside it (more than one), it takes the
+ *   lock instead.
  * - A mapped raw key lives in its key's shard, under that shard's lock.
  * - Order: shards in ascending index (a sub-MR's and its base's), then
  *   hmr_domain.bind_lock (the domain's counters and endpoints).
