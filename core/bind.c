@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "base/alloc.h"
-#include "core/domain.h"
+#include "core/shard.h"
 #include "base/log.h"
 
 static struct fi_ops bindable_fi_ops;
@@ -173,7 +173,7 @@ bool hmr__mr_bound_busy(const struct hmr_mr *mr)
 	return false;
 }
 
-/* Under the MR's shard read lock, from hmr_mr_access. */
+/* Under the MR's shard lock, from hmr_mr_access. */
 void hmr__mr_count_access(struct hmr_mr *mr, uint64_t access)
 {
 	size_t i;
@@ -268,14 +268,14 @@ int hmr__mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	ret = check_bind_flags(d, mr, b, flags);
 	if (ret)
 		return ret;
-	pthread_rwlock_wrlock(&hmr__shard(d, mr->shard)->lock);
+	hmr__shard_lock(hmr__shard(d, mr->shard));
 	if (mr->created_disabled && mr->enabled) {
 		hmr_warn("fi_mr_bind after fi_mr_enable");
 		ret = -FI_EOPBADSTATE;
 	} else {
 		ret = add_binding(mr, b, flags);
 	}
-	pthread_rwlock_unlock(&hmr__shard(d, mr->shard)->lock);
+	hmr__shard_unlock(hmr__shard(d, mr->shard));
 	return ret;
 }
 
@@ -286,7 +286,7 @@ int hmr__mr_enable(struct hmr_mr *mr)
 	size_t i;
 	int ret = 0;
 
-	pthread_rwlock_wrlock(&hmr__shard(d, mr->shard)->lock);
+	hmr__shard_lock(hmr__shard(d, mr->shard));
 	for (i = 0; i < mr->nbinds; i++)
 		has_ep = has_ep || mr->binds[i].res->fid->fclass == FI_CLASS_EP;
 	if (!mr->enabled && (d->mr_mode & FI_MR_ENDPOINT) && !has_ep) {
@@ -296,6 +296,6 @@ int hmr__mr_enable(struct hmr_mr *mr)
 	} else {
 		mr->enabled = true;
 	}
-	pthread_rwlock_unlock(&hmr__shard(d, mr->shard)->lock);
+	hmr__shard_unlock(hmr__shard(d, mr->shard));
 	return ret;
 }

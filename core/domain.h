@@ -13,16 +13,22 @@
 
 /*
  * Locks.  A domain's keys are split into HMR_SHARDS shards by their low
- * bits, each shard with its own lock (hmr_shard.lock), so that threads
+ * bits, each shard with its own mutex (hmr_shard.lock), so that threads
  * registering, closing and checking MRs of different shards share no lock
  * and no written cache line: the software domain scales across threads
  * (one domain-wide write lock made two threads slower than one).
  * - An MR belongs to one shard (hmr_mr.shard): its key's, or, for a NIC's
  *   keys, the registering thread's.  Its publication, close, bindings and
- *   enabled state change under that shard's write lock; hmr_mr_access
- *   reads them under the read lock of the checked key's shard.  Fields an
- *   access changes under the read lock (single-use, counters, refreshing)
- *   are atomics.
+ *   enabled state change under that shard's lock, taken as a writer
+ *   (hmr__shard_lock: the shard's sequence count is odd meanwhile).
+ * - hmr_mr_access reads without a lock (core/access.c): it copies what it
+ *   needs, then checks that the sequence count did not move.  So what it
+ *   reads stays readable memory while the domain is open: key map tables
+ *   are retired, not freed (keymap.h), and closed MRs stay MR shells,
+ *   reused but never freed before the domain closes.  When the count
+ *   moved, the MR has state an access changes (single-use, bound
+ *   counters), or its iovs live outside it (more than one), it takes the
+ *   lock instead.
  * - A mapped raw key lives in its key's shard, under that shard's lock.
  * - Order: shards in ascending index (a sub-MR's and its base's), then
  *   hmr_domain.bind_lock (the domain's counters and endpoints).
@@ -132,8 +138,9 @@ struct hmr_mr {
 	struct hmr_mr_binding *binds;
 	size_t nbinds;
 	size_t auth_key_size;
-	void *registrar_data; /* The registrar's own state. */
-	struct iovec iov_one; /* iov storage when iov_count == 1. */
+	void *registrar_data;     /* The registrar's own state. */
+	struct hmr_mr *next_free; /* A shell on its shard's free list. */
+	struct iovec iov_one;     /* iov storage when iov_count == 1. */
 	/* Not cleared for a new MR (see mr_new): only auth_key_size bytes of
 	 * auth_key are ever read, and the registrar writes its own space. */
 	uint8_t auth_key[HMR_AUTH_KEY_MAX];
@@ -154,18 +161,23 @@ struct hmr_mr {
 #define HMR_DOMAIN_SHELLS 64
 
 struct hmr_shard {
-	pthread_rwlock_t lock;
+	pthread_mutex_t lock;
+	/* Odd while a writer holds the lock (hmr__shard_lock). */
+	atomic_ulong seq;
 	struct hmr_keymap mrs;    /* key -> struct hmr_mr * (lock) */
 	struct hmr_keymap mapped; /* mapped key -> count as a pointer (lock) */
 	size_t mapped_count;      /* (lock) */
 	uint64_t next_key;        /* FI_MR_PROV_KEY: next of this shard's. */
-	atomic_size_t mr_count;   /* Atomic: NIC MRs are counted unlocked. */
-	/* Closed MRs, lock-free: a slot is claimed with fetch_add and filled
-	 * with exchange; the MR it held moves to `spare`, which the next
-	 * registration in this shard reuses, so a register/close loop
-	 * allocates nothing. */
-	_Atomic(struct hmr_mr *) shells[HMR_MR_SHELLS];
-	atomic_size_t shell_next;
+	size_t mr_count;          /* Published MRs (lock). */
+	atomic_size_t nic_count;  /* A NIC's plain MRs, counted unlocked. */
+	/* Closed MRs (lock): a ring of the last HMR_MR_SHELLS; the one the
+	 * ring pushes out becomes the spare, which the next registration in
+	 * this shard takes without the lock, so a register/close loop
+	 * allocates nothing; beyond one spare, shells wait on `free`. */
+	struct hmr_mr *shells[HMR_MR_SHELLS];
+	size_t shell_next;
+	struct hmr_mr *free; /* Through hmr_mr.next_free (lock). */
+	atomic_size_t nfree; /* How many: read unlocked. */
 	_Atomic(struct hmr_mr *) spare;
 } __attribute__((aligned(64))); /* No cache line shared by two shards. */
 

@@ -34,6 +34,88 @@ static void mr_free(struct hmr_mr *mr)
 	mr->binds = NULL;
 }
 
+/* Under s's lock: nfree changes only there (no read-modify-write). */
+static void nfree_add_locked(struct hmr_shard *s, size_t n)
+{
+	atomic_store_explicit(
+	        &s->nfree,
+	        atomic_load_explicit(&s->nfree, memory_order_relaxed) + n,
+	        memory_order_relaxed);
+}
+
+/* Under s's lock: a shell off the free list, or NULL. */
+static struct hmr_mr *shell_pop_locked(struct hmr_shard *s)
+{
+	struct hmr_mr *mr = s->free;
+
+	if (mr) {
+		s->free = mr->next_free;
+		nfree_add_locked(s, (size_t)-1);
+	}
+	return mr;
+}
+
+/* Under s's lock: a shell goes to the spare if that is empty (only this
+ * lock's holder fills it), otherwise to the free list. */
+static void shell_put_locked(struct hmr_shard *s, struct hmr_mr *mr)
+{
+	if (!atomic_load_explicit(&s->spare, memory_order_relaxed)) {
+		atomic_store_explicit(&s->spare, mr, memory_order_release);
+		return;
+	}
+	mr->next_free = s->free;
+	s->free = mr;
+	nfree_add_locked(s, 1);
+}
+
+/* Under s's lock, by a registration that took the spare: the next one's
+ * from the free list, so a burst of registrations takes no extra lock. */
+static void spare_refill_locked(struct hmr_shard *s)
+{
+	struct hmr_mr *mr;
+	size_t off;
+
+	if (!s->free || atomic_load_explicit(&s->spare, memory_order_relaxed))
+		return;
+	mr = shell_pop_locked(s);
+	/* A shell off the free list is cold: mr_new clears this much. */
+	for (off = 0; off < offsetof(struct hmr_mr, auth_key); off += 64)
+		__builtin_prefetch((char *)mr + off, 1);
+	atomic_store_explicit(&s->spare, mr, memory_order_release);
+}
+
+/*
+ * A closed MR's shell for a new MR of shard s: the spare, taken without
+ * the lock, else one from the free list, else NULL.  Shells are never
+ * freed while the domain is open (domain.h: lock-free readers).
+ */
+static struct hmr_mr *shell_get(struct hmr_shard *s)
+{
+	struct hmr_mr *mr =
+	        atomic_exchange_explicit(&s->spare, NULL, memory_order_acquire);
+
+	if (mr || !atomic_load_explicit(&s->nfree, memory_order_relaxed))
+		return mr;
+	/* Changes nothing a reader looks at: no sequence change. */
+	pthread_mutex_lock(&s->lock);
+	mr = shell_pop_locked(s);
+	spare_refill_locked(s);
+	pthread_mutex_unlock(&s->lock);
+	return mr;
+}
+
+/* A registration that failed: its MR was never published, but its shell
+ * may have been (a reader may still hold it), so it goes back. */
+static void mr_discard(struct hmr_domain *d, struct hmr_mr *mr)
+{
+	struct hmr_shard *s = hmr__shard(d, mr->shard);
+
+	mr_free(mr);
+	pthread_mutex_lock(&s->lock);
+	shell_put_locked(s, mr);
+	pthread_mutex_unlock(&s->lock);
+}
+
 /* A fresh MR holding a private copy of the request, in shard `shard`
  * (whose spare it reuses when there is one). */
 static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
@@ -41,16 +123,18 @@ static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
 {
 	const struct fi_mr_attr *a = &req->attr;
 	size_t count = req->flags & FI_MR_DMABUF ? 1 : a->iov_count, i;
-	struct hmr_mr *mr = atomic_exchange(&hmr__shard(d, shard)->spare, NULL);
+	struct hmr_mr *mr = shell_get(hmr__shard(d, shard));
 
 	if (mr)
 		memset(mr, 0, offsetof(struct hmr_mr, auth_key));
 	else if (!(mr = hmr__calloc(1, sizeof(*mr))))
 		return -FI_ENOMEM;
+	mr->domain = d;
+	mr->shard = (uint8_t)shard;
 	mr->iov = count == 1 ? &mr->iov_one
 	                     : hmr__calloc(count, sizeof(*mr->iov));
 	if (!mr->iov) {
-		free(mr);
+		mr_discard(d, mr);
 		return -FI_ENOMEM;
 	}
 	mr->iov_count = count;
@@ -72,8 +156,6 @@ static int mr_new(struct hmr_domain *d, const struct hmr_mr_req *req,
 	mr->mr_fid.fid.context = a->context;
 	mr->mr_fid.fid.ops = &mr_fi_ops;
 	mr->mr_fid.mem_desc = mr;
-	mr->domain = d;
-	mr->shard = (uint8_t)shard;
 	mr->access = a->access;
 	mr->flags = req->flags;
 	mr->base_mr = req->base_mr;
@@ -174,7 +256,8 @@ static int publish_locked(struct hmr_domain *d, size_t i, struct hmr_mr *mr,
 	if (mr->base_mr)
 		atomic_fetch_add(&mr->base_mr->sub_count, 1);
 	mr->shard = (uint8_t)i;
-	atomic_fetch_add(&s->mr_count, 1);
+	s->mr_count++;
+	spare_refill_locked(s);
 	return 0;
 }
 
@@ -249,6 +332,9 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 	}
 	shard = hmr__prov_key(d) ? hmr__thread_shard()
 	                         : hmr__key_shard(req->attr.requested_key);
+	if (!hmr__prov_key(d))
+		hmr__keymap_prefetch(&hmr__shard(d, shard)->mrs,
+		                     req->attr.requested_key);
 	ret = mr_new(d, req, shard, &mr);
 	if (ret)
 		return ret;
@@ -283,7 +369,8 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 	if (d->registrar->provides_keys && !mr->base_mr) {
 		/* A NIC key on a plain MR: no key map or parent to update,
 		 * only the count, so no lock on this common path. */
-		atomic_fetch_add(&hmr__shard(d, shard)->mr_count, 1);
+		atomic_fetch_add_explicit(&hmr__shard(d, shard)->nic_count, 1,
+		                          memory_order_relaxed);
 	} else {
 		ret = mr_publish(d, mr, shard, req->attr.requested_key);
 	}
@@ -296,8 +383,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 err_dereg:
 	(void)d->registrar->dereg(d, mr); /* Nothing can be bound to it yet. */
 err_free:
-	mr_free(mr);
-	free(mr);
+	mr_discard(d, mr);
 	return ret;
 }
 
@@ -398,19 +484,45 @@ struct fi_ops_mr hmr__mr_ops = {
         .regattr = mr_regattr,
 };
 
-/* Keep the closed MR as an inert shell for a while (a second fi_close
- * then returns -FI_EBADF); its shard's oldest shell becomes the spare. */
-static void mr_retire(struct hmr_domain *d, struct hmr_mr *mr)
+/* Under s's lock: keep the closed MR as an inert shell for a while (a
+ * second fi_close then returns -FI_EBADF); the ring's oldest shell is
+ * pushed out for reuse. */
+static void mr_retire_locked(struct hmr_shard *s, struct hmr_mr *mr)
 {
-	struct hmr_shard *s = hmr__shard(d, mr->shard);
-	size_t slot = atomic_fetch_add(&s->shell_next, 1) % HMR_MR_SHELLS;
-	struct hmr_mr *old = atomic_exchange(&s->shells[slot], mr);
+	size_t slot = s->shell_next++ % HMR_MR_SHELLS;
+	struct hmr_mr *old = s->shells[slot];
 
-	if (old) {
-		old = atomic_exchange(&s->spare, old);
-		if (old)
-			free(old);
+	s->shells[slot] = mr;
+	if (old)
+		shell_put_locked(s, old);
+	/* The next close here pushes that one out: it has been cold for
+	 * HMR_MR_SHELLS closes, and may go on the free list. */
+	old = s->shells[s->shell_next % HMR_MR_SHELLS];
+	if (old)
+		__builtin_prefetch(&old->next_free, 1);
+}
+
+/* Under the MR's shard lock: what keeps the MR from closing, or what its
+ * registrar's dereg refused. */
+static int close_locked(struct hmr_domain *d, struct hmr_mr *mr)
+{
+	size_t subs = atomic_load(&mr->sub_count);
+	int ret;
+
+	if (subs || (mr->nbinds && hmr__mr_bound_busy(mr))) {
+		hmr_warn("MR %#llx busy: %zu sub-MRs or an open bound "
+		         "counter or endpoint",
+		         (unsigned long long)mr->key, subs);
+		return -FI_EBUSY;
 	}
+	ret = d->registrar->dereg(d, mr);
+	if (ret)
+		return ret;
+	if (mr->in_keymap)
+		hmr__keymap_remove(&hmr__shard(d, mr->shard)->mrs, mr->key);
+	if (mr->base_mr)
+		atomic_fetch_sub(&mr->base_mr->sub_count, 1);
+	return 0;
 }
 
 static int mr_close(struct fid *fid)
@@ -418,51 +530,45 @@ static int mr_close(struct fid *fid)
 	struct hmr_mr *mr = (struct hmr_mr *)fid;
 	struct hmr_domain *d = mr->domain;
 	struct hmr_shard *s = hmr__shard(d, mr->shard);
-	size_t subs;
+	bool published = mr->in_keymap || mr->base_mr;
 	int ret;
 
+	if (mr->in_keymap)
+		hmr__keymap_prefetch(&s->mrs, mr->key);
 	/*
 	 * A NIC's MR that nothing refers to (no key map entry, no parent, no
-	 * bindings, no sub-MRs) has no domain state but the count: closing
-	 * it takes no lock.  Binding to an MR or deriving a sub-MR from it
-	 * while closing it is the caller's race, as in libfabric.  The
-	 * registrar deregisters first: a NIC may refuse (a memory window
-	 * still bound), and the MR then stays open and whole.
+	 * bindings, no sub-MRs) has no domain state but the count: its slow
+	 * dereg runs outside the lock.  Binding to an MR or deriving a
+	 * sub-MR from it while closing it is the caller's race, as in
+	 * libfabric.  The registrar deregisters first: a NIC may refuse (a
+	 * memory window still bound), and the MR then stays open and whole.
 	 */
-	if (mr->in_keymap || mr->base_mr || mr->nbinds ||
-	    atomic_load(&mr->sub_count)) {
-		pthread_rwlock_wrlock(&s->lock);
-		subs = atomic_load(&mr->sub_count);
-		if (subs || (mr->nbinds && hmr__mr_bound_busy(mr))) {
-			pthread_rwlock_unlock(&s->lock);
-			hmr_warn("MR %#llx busy: %zu sub-MRs or an open bound "
-			         "counter or endpoint",
-			         (unsigned long long)mr->key, subs);
-			return -FI_EBUSY;
-		}
-		ret = d->registrar->dereg(d, mr);
-		if (ret) {
-			pthread_rwlock_unlock(&s->lock);
-			return ret;
-		}
-		if (mr->in_keymap)
-			hmr__keymap_remove(&s->mrs, mr->key);
-		if (mr->base_mr)
-			atomic_fetch_sub(&mr->base_mr->sub_count, 1);
-		mr->mr_fid.fid.ops = &hmr__closed_ops;
-		pthread_rwlock_unlock(&s->lock);
-	} else {
+	if (!published && !mr->nbinds && !atomic_load(&mr->sub_count)) {
 		ret = d->registrar->dereg(d, mr);
 		if (ret)
 			return ret;
-		mr->mr_fid.fid.ops = &hmr__closed_ops;
+		hmr__shard_lock(s);
+	} else {
+		hmr__shard_lock(s);
+		ret = close_locked(d, mr);
+		if (ret) {
+			hmr__shard_unlock(s);
+			return ret;
+		}
 	}
+	if (published)
+		s->mr_count--;
+	else
+		atomic_fetch_sub_explicit(&s->nic_count, 1,
+		                          memory_order_relaxed);
+	mr->mr_fid.fid.ops = &hmr__closed_ops;
 	/* fi_mr_key and fi_mr_desc read fields: a closed MR names nothing. */
 	mr->mr_fid.key = FI_KEY_NOTAVAIL;
 	mr->mr_fid.mem_desc = NULL;
-	atomic_fetch_sub(&s->mr_count, 1);
+	/* Before the ring: once there, the shell is the lock's to reuse. */
 	mr_free(mr);
-	mr_retire(d, mr);
+	mr_retire_locked(s, mr);
+	hmr__shard_unlock(s);
 	return 0;
 }
 

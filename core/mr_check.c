@@ -161,7 +161,7 @@ bool hmr__mr_covers(const struct hmr_mr *mr, const struct iovec *v)
 	return false;
 }
 
-/* Under the base's shard read lock. */
+/* Under the base's shard lock. */
 static int check_sub_locked(const struct hmr_mr_req *req)
 {
 	const struct hmr_mr *base = req->base_mr;
@@ -196,8 +196,8 @@ int hmr__mr_check_sub(struct hmr_domain *d, const struct hmr_mr_req *req)
 		return -FI_EINVAL;
 	}
 	s = hmr__shard(d, req->base_mr->shard);
-	pthread_rwlock_rdlock(&s->lock);
+	pthread_mutex_lock(&s->lock);
 	ret = check_sub_locked(req);
-	pthread_rwlock_unlock(&s->lock);
+	pthread_mutex_unlock(&s->lock);
 	return ret;
 }

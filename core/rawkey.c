@@ -85,7 +85,7 @@ int hmr__domain_map_raw(struct hmr_domain *d, struct fi_mr_map_raw *map)
 		return -FI_EINVAL;
 	}
 	s = hmr__shard(d, hmr__key_shard(rk.key));
-	pthread_rwlock_wrlock(&s->lock);
+	pthread_mutex_lock(&s->lock);
 	/* Liveness is known only for keys this domain looks up itself. */
 	if (rk.tag == d->tag && !d->registrar->provides_keys &&
 	    !hmr__keymap_find(&s->mrs, rk.key)) {
@@ -105,7 +105,7 @@ int hmr__domain_map_raw(struct hmr_domain *d, struct fi_mr_map_raw *map)
 	s->mapped_count++;
 	*map->key = rk.key;
 out:
-	pthread_rwlock_unlock(&s->lock);
+	pthread_mutex_unlock(&s->lock);
 	return ret;
 }
 
@@ -115,7 +115,7 @@ int hmr__domain_unmap_key(struct hmr_domain *d, uint64_t key)
 	uintptr_t count;
 	int ret = 0;
 
-	pthread_rwlock_wrlock(&s->lock);
+	pthread_mutex_lock(&s->lock);
 	count = (uintptr_t)hmr__keymap_remove(&s->mapped, key);
 	if (!count) {
 		ret = -FI_ENOKEY;
@@ -126,7 +126,7 @@ int hmr__domain_unmap_key(struct hmr_domain *d, uint64_t key)
 		ret = hmr__keymap_insert(&s->mapped, key, (void *)(count - 1));
 	s->mapped_count--;
 out:
-	pthread_rwlock_unlock(&s->lock);
+	pthread_mutex_unlock(&s->lock);
 	if (ret == -FI_ENOKEY)
 		hmr_warn("fi_mr_unmap_key: key %#llx is not mapped",
 		         (unsigned long long)key);

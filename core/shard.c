@@ -43,9 +43,9 @@ int hmr__shards_init(struct hmr_domain *d, uint64_t seed)
 		 * provider keys start at a random one of them. */
 		uint64_t n = (d->key_max - i) / HMR_SHARDS + 1;
 
-		if (pthread_rwlock_init(&s->lock, NULL)) {
+		if (pthread_mutex_init(&s->lock, NULL)) {
 			while (i--)
-				pthread_rwlock_destroy(&d->shards[i].lock);
+				pthread_mutex_destroy(&d->shards[i].lock);
 			free(d->shards);
 			d->shards = NULL;
 			return -FI_ENOMEM;
@@ -59,6 +59,7 @@ int hmr__shards_init(struct hmr_domain *d, uint64_t seed)
 
 void hmr__shards_fini(struct hmr_domain *d)
 {
+	struct hmr_mr *mr;
 	size_t i, j;
 
 	for (i = 0; d->shards && i < HMR_SHARDS; i++) {
@@ -67,9 +68,13 @@ void hmr__shards_fini(struct hmr_domain *d)
 		hmr__keymap_fini(&s->mrs);
 		hmr__keymap_fini(&s->mapped);
 		for (j = 0; j < HMR_MR_SHELLS; j++)
-			free(atomic_load(&s->shells[j]));
+			free(s->shells[j]);
+		while ((mr = s->free)) {
+			s->free = mr->next_free;
+			free(mr);
+		}
 		free(atomic_load(&s->spare));
-		pthread_rwlock_destroy(&s->lock);
+		pthread_mutex_destroy(&s->lock);
 	}
 	free(d->shards);
 	d->shards = NULL;
@@ -80,7 +85,7 @@ void hmr__shards_wrlock_all(struct hmr_domain *d)
 	size_t i;
 
 	for (i = 0; i < HMR_SHARDS; i++)
-		pthread_rwlock_wrlock(&d->shards[i].lock);
+		hmr__shard_lock(&d->shards[i]);
 }
 
 void hmr__shards_unlock_all(struct hmr_domain *d)
@@ -88,7 +93,7 @@ void hmr__shards_unlock_all(struct hmr_domain *d)
 	size_t i = HMR_SHARDS;
 
 	while (i--)
-		pthread_rwlock_unlock(&d->shards[i].lock);
+		hmr__shard_unlock(&d->shards[i]);
 }
 
 void hmr__shards_count(struct hmr_domain *d, size_t *mrs, size_t *mapped)
@@ -97,7 +102,8 @@ void hmr__shards_count(struct hmr_domain *d, size_t *mrs, size_t *mapped)
 
 	*mrs = *mapped = 0;
 	for (i = 0; i < HMR_SHARDS; i++) {
-		*mrs += atomic_load(&d->shards[i].mr_count);
+		*mrs += d->shards[i].mr_count +
+		        atomic_load(&d->shards[i].nic_count);
 		*mapped += d->shards[i].mapped_count;
 	}
 }

@@ -17,6 +17,28 @@ void hmr__shards_unlock_all(struct hmr_domain *d);
 /* Live MRs and mapped keys over all shards (all locked). */
 void hmr__shards_count(struct hmr_domain *d, size_t *mrs, size_t *mapped);
 
+/* Take shard s's lock as a writer: the sequence count is odd until
+ * hmr__shard_unlock, so lock-free readers (hmr_mr_access) that overlap
+ * this section see it and retry under the lock.  The release fence makes
+ * the odd count visible before any change it guards. */
+static inline void hmr__shard_lock(struct hmr_shard *s)
+{
+	unsigned long q;
+
+	pthread_mutex_lock(&s->lock);
+	q = atomic_load_explicit(&s->seq, memory_order_relaxed);
+	atomic_store_explicit(&s->seq, q + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+}
+
+static inline void hmr__shard_unlock(struct hmr_shard *s)
+{
+	unsigned long q = atomic_load_explicit(&s->seq, memory_order_relaxed);
+
+	atomic_store_explicit(&s->seq, q + 1, memory_order_release);
+	pthread_mutex_unlock(&s->lock);
+}
+
 /* Two shards, lower index first (a sub-MR and its base); a == b is one.
  * Inline: every registration and close of a keyed MR takes this path. */
 static inline void hmr__shard_wrlock_pair(struct hmr_domain *d, size_t a,
@@ -28,17 +50,17 @@ static inline void hmr__shard_wrlock_pair(struct hmr_domain *d, size_t a,
 		a = b;
 		b = t;
 	}
-	pthread_rwlock_wrlock(&d->shards[a].lock);
+	hmr__shard_lock(&d->shards[a]);
 	if (b != a)
-		pthread_rwlock_wrlock(&d->shards[b].lock);
+		hmr__shard_lock(&d->shards[b]);
 }
 
 static inline void hmr__shard_unlock_pair(struct hmr_domain *d, size_t a,
                                           size_t b)
 {
-	pthread_rwlock_unlock(&d->shards[a].lock);
+	hmr__shard_unlock(&d->shards[a]);
 	if (b != a)
-		pthread_rwlock_unlock(&d->shards[b].lock);
+		hmr__shard_unlock(&d->shards[b]);
 }
 
 #endif /* HMR_CORE_SHARD_H */

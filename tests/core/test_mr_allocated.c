@@ -122,6 +122,52 @@ HMR_TEST(mr_allocated_mapped_range_registers)
 	close_ok(&domain->fid);
 }
 
+/*
+ * Pages in use (touched) are proven mapped without a system call where
+ * the CPU allows (base/host.c); nothing of that proof is remembered: the
+ * same range unmapped afterwards is refused, whichever way it is asked.
+ */
+HMR_TEST(mr_allocated_touched_range_unmapped_later_is_efault)
+{
+	struct fid_domain *domain = open_domain(FI_MR_ALLOCATED, 0);
+	/* One page, a few (the last one goes), more than one proof reads. */
+	static const size_t pages[] = {1, 3, 100};
+	size_t ps = page_size(), k;
+
+	for (k = 0; k < sizeof(pages) / sizeof(pages[0]); k++) {
+		size_t n = pages[k];
+		char *p = map_pages(n);
+		int i;
+
+		memset(p, 1, n * ps);
+		for (i = 0; i < 3; i++)
+			ASSERT_OK(try_reg(domain, p, n * ps));
+		ASSERT_OK(munmap(p + (n - 1) * ps, ps));
+		ASSERT_EQ(try_reg(domain, p, n * ps), -FI_EFAULT);
+		ASSERT_EQ(try_reg(domain, p + n * ps - 8, 8), -FI_EFAULT);
+		if (n > 1)
+			ASSERT_OK(munmap(p, (n - 1) * ps));
+	}
+	close_ok(&domain->fid);
+}
+
+/* Mapped but unreadable, or never touched: still mapped (msync decides
+ * what a read cannot prove). */
+HMR_TEST(mr_allocated_untouched_or_protected_pages_register)
+{
+	struct fid_domain *domain = open_domain(FI_MR_ALLOCATED, 0);
+	size_t ps = page_size();
+	char *p = map_pages(2);
+
+	ASSERT_OK(try_reg(domain, p, 2 * ps));
+	p[0] = 1;
+	ASSERT_OK(mprotect(p + ps, ps, PROT_NONE));
+	ASSERT_OK(try_reg(domain, p, 2 * ps));
+	ASSERT_OK(try_reg(domain, p + ps, 8));
+	ASSERT_OK(munmap(p, 2 * ps));
+	close_ok(&domain->fid);
+}
+
 HMR_TEST(mr_allocated_unset_accepts_unmapped_range)
 {
 	struct fid_domain *domain = open_domain(0, 0);

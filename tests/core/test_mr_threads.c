@@ -345,4 +345,68 @@ HMR_TEST(mr_threads_single_use_key_admits_exactly_one)
 	close_ok(&domain->fid);
 }
 
+/*
+ * hmr_mr_access reads an MR without the lock and keeps what it read only
+ * if no writer ran meanwhile.  Thread 0 swaps key 9 between two MRs that
+ * differ in every field an access reads (A: read-only, 4 KiB, at
+ * swap_mem; B: write-only, 64 bytes, elsewhere); the others probe the key
+ * throughout.  An answer mixing A and B (A's rights with B's address, A's
+ * rights with B's length) is none of the answers allowed below.
+ */
+#define SWAPS 20000
+static char swap_a[4096], swap_b[64];
+static atomic_int swapping;
+
+static void probe_swapped_key(struct fid_domain *d)
+{
+	void *ptr = NULL;
+	int ret;
+
+	ret = hmr_mr_access(d, 9, 1000, 8, FI_REMOTE_READ, &ptr);
+	if (ret == 0)
+		ASSERT_PTR_EQ(ptr, swap_a + 1000);
+	else if (ret != -FI_ENOKEY)
+		ASSERT_EQ(ret, -FI_EACCES); /* B: write-only. */
+	ptr = NULL;
+	ret = hmr_mr_access(d, 9, 8, 8, FI_REMOTE_WRITE, &ptr);
+	if (ret == 0)
+		ASSERT_PTR_EQ(ptr, swap_b + 8);
+	else if (ret != -FI_ENOKEY)
+		ASSERT_EQ(ret, -FI_EACCES); /* A: read-only. */
+}
+
+static void *swap_or_probe(void *arg)
+{
+	struct worker *w = arg;
+	int i;
+
+	if (w->id != 0) {
+		while (atomic_load(&swapping))
+			probe_swapped_key(w->domain);
+		return NULL;
+	}
+	for (i = 0; i < SWAPS; i++) {
+		struct fid_mr *mr =
+		        i % 2 ? reg_ok(w->domain, swap_b, sizeof(swap_b),
+		                       FI_REMOTE_WRITE, 9, 0)
+		              : reg_ok(w->domain, swap_a, sizeof(swap_a),
+		                       FI_REMOTE_READ, 9, 0);
+
+		close_ok(&mr->fid);
+	}
+	atomic_store(&swapping, 0);
+	return NULL;
+}
+
+HMR_TEST(mr_threads_unlocked_access_never_mixes_two_mrs_of_one_key)
+{
+	/* Offset addressing: both MRs answer offset 8 and 1000 alike. */
+	struct fid_domain *domain = open_domain(0, 0);
+
+	atomic_store(&swapping, 1);
+	init_workers(domain, 0);
+	run_threads(swap_or_probe);
+	close_ok(&domain->fid);
+}
+
 HMR_TEST_MAIN()
