@@ -334,20 +334,42 @@ out:
 	return rc;
 }
 
-/* A patch of ours was overwritten (UCX or libfabric loaded after us and
- * patched without chaining): events in between were lost, so the caches
- * must stop trusting what they hold (the answer stays false), and from
- * now on we chain to the newcomer so both get events again. */
-static void rechain(int i)
+/*
+ * A patch of ours was overwritten: another library (libfabric's memhooks,
+ * a UCX loaded after us) patched the same entry without chaining, so its
+ * hook reached the kernel without ours and unmaps in between were lost.
+ * The repair: put our patch back in front, chaining to the newcomer (both
+ * hear events again), then report the whole address space unmapped, so
+ * every cache drops what it held (idle registrations are deregistered,
+ * those in use die at their last put) and the memtype cache forgets its
+ * host answers.  While it runs, `overwritten` makes every check answer
+ * false (no hit is served from what may be stale).  Called where no
+ * cache or memtype lock is held (a lookup's first check).
+ */
+static bool repair(void)
 {
 	char why[256];
+	bool ok = true;
+	int i;
 
-	if (pthread_mutex_trylock(&patch_lock))
-		return;
-	if (!hmr__patch_intact(&patches[i]) &&
-	    hmr__patch_apply(&patches[i], 1, why, sizeof(why)))
-		hmr_warn("%s", why);
+	pthread_mutex_lock(&patch_lock);
+	for (i = 0; i < H_COUNT; i++) {
+		if (hmr__patch_intact(&patches[i]))
+			continue;
+		hmr_warn("memhooks: another library overwrote hmr's patch of "
+		         "%s; events may have been missed: hmr's hook is put "
+		         "back in front of the newcomer's and every cache "
+		         "drops what it holds",
+		         patches[i].name);
+		if (hmr__patch_apply(&patches[i], 1, why, sizeof(why))) {
+			hmr_warn("%s", why);
+			ok = false;
+		}
+	}
 	pthread_mutex_unlock(&patch_lock);
+	if (ok)
+		hmr__monitor_notify(0, UINTPTR_MAX);
+	return ok;
 }
 
 bool hmr__monitor_hooks_intact(void)
@@ -356,15 +378,17 @@ bool hmr__monitor_hooks_intact(void)
 
 	if (!atomic_load_explicit(&installed, memory_order_acquire))
 		return false;
-	for (i = 0; i < H_COUNT; i++) {
-		if (hmr__patch_intact(&patches[i]))
-			continue;
-		if (!atomic_exchange(&overwritten, true))
-			hmr_warn("memhooks: another library overwrote hmr's "
-			         "patch of %s; registration caches stop "
-			         "caching (events may have been missed)",
-			         patches[i].name);
-		rechain(i);
-	}
-	return !atomic_load_explicit(&overwritten, memory_order_relaxed);
+	for (i = 0; i < H_COUNT; i++)
+		if (!hmr__patch_intact(&patches[i]))
+			break;
+	if (i == H_COUNT)
+		return !atomic_load_explicit(&overwritten,
+		                             memory_order_acquire);
+	/* One thread repairs; the others answer false meanwhile. */
+	if (atomic_exchange(&overwritten, true))
+		return false;
+	if (!repair())
+		return false; /* Stays overwritten: caches stop caching. */
+	atomic_store_explicit(&overwritten, false, memory_order_release);
+	return true;
 }

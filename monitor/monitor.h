@@ -21,10 +21,16 @@
  *   delivered on the calling thread BEFORE the kernel sees the call:
  *   rdma-core wants a region deregistered before its memory is gone.
  *   Another library's patch found in place (UCX's, libfabric's) is chained
- *   to, not overwritten; a patch of ours overwritten later is detected by
- *   hmr__monitor_intact() and the caches then stop caching (fail safe);
- *   the monitor then chains to the newcomer so events flow again.  Not
- *   under valgrind (it runs its own translation of libc): start says so.
+ *   to, not overwritten.  A patch of ours overwritten later (libfabric's
+ *   memhooks, a UCX loaded after us) is found by hmr__monitor_intact(),
+ *   which every cache lookup calls: it puts our patch back in front,
+ *   chaining to the newcomer, and reports the whole address space
+ *   unmapped (events may have been lost), so nothing cached before is
+ *   handed out again.  Limit: a patch laid over ours and removed again
+ *   (restoring our bytes) between two lookups hides the unmaps of that
+ *   window; with another memhooks-based cache in the process, prefer
+ *   userfaultfd (doc/cache.md).  Not under valgrind (it runs its own
+ *   translation of libc): start says so.
  * - userfaultfd: the kernel reports UNMAP, REMOVE and REMAP for watched
  *   ranges only, AFTER the fact, to a thread of ours; a fallback, with that
  *   limit (doc/cache.md).  Refused (EPERM in containers): start fails with

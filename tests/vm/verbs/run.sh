@@ -6,6 +6,15 @@ set -euo pipefail
 vm_setup_or_exit
 vm_run_programs /payload/two_hosts /payload/verbs_suite /payload/verbs_info \
 	/payload/verbs_cache /payload/verbs_faults
+# hmr's and libfabric's memory hooks in one process, in both orders.
+if [ -x /payload/verbs_lf_hooks ]; then
+	for order in hmr-first lf-first; do
+		printf '#!/bin/sh\nexec /payload/verbs_lf_hooks %s\n' "$order" \
+			> "/tmp/lf_hooks_$order"
+		chmod +x "/tmp/lf_hooks_$order"
+		vm_run_programs "/tmp/lf_hooks_$order"
+	done
+fi
 
 # A program as a reader would run it: one CASE line a run, passing when
 # its output has every line given (grep patterns).
