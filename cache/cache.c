@@ -41,74 +41,6 @@ static void install_atfork(void)
 	pthread_atfork(NULL, NULL, child_after_fork);
 }
 
-/* A spare from the freed entries, or NULL.  Not in a fork child: a
- * parent thread may have held spare_lock. */
-static struct cache_ent *spare(struct hmr_cache *c)
-{
-	struct hmr_cache_entry *e = NULL;
-	void *raw;
-
-	if (!atomic_load_explicit(&c->spare_n, memory_order_relaxed) ||
-	    hmr__cache_child())
-		return NULL;
-	pthread_mutex_lock(&c->spare_lock);
-	e = c->spare;
-	if (e) {
-		c->spare = est(e)->link;
-		atomic_store_explicit(&c->spare_n, c->spare_n - 1,
-		                      memory_order_relaxed);
-	}
-	pthread_mutex_unlock(&c->spare_lock);
-	if (!e)
-		return NULL;
-	raw = est(e)->raw;
-	memset(ent(e), 0, sizeof(struct cache_ent));
-	est(e)->raw = raw;
-	return ent(e);
-}
-
-struct hmr_cache_entry *hmr__cache_new_entry(struct hmr_cache *c,
-                                             uint64_t start, uint64_t end,
-                                             uint64_t access, uint64_t id)
-{
-	struct cache_ent *n = spare(c);
-	void *raw;
-
-	if (!n) {
-		/* Aligned by hand: posix_memalign costs a miss several
-		 * hundred instructions more than calloc. */
-		raw = hmr__calloc(1, sizeof(struct cache_ent) + 48);
-		if (!raw)
-			return NULL;
-		n = (struct cache_ent *)(((uintptr_t)raw + 63) &
-		                         ~(uintptr_t)63);
-		est(&n->e)->raw = raw;
-	}
-	n->e.start = start;
-	n->e.end = end;
-	n->e.access = access;
-	n->e.id = id;
-	return &n->e;
-}
-
-/* Kept as a spare (up to SPARES: a miss then skips malloc, an eviction
- * free), else freed.  Never inside a monitor event: entries freed there
- * go through the graveyard. */
-void hmr__cache_free_entry(struct hmr_cache *c, struct hmr_cache_entry *e)
-{
-	if (c && !hmr__cache_child() &&
-	    atomic_load_explicit(&c->spare_n, memory_order_relaxed) < SPARES) {
-		pthread_mutex_lock(&c->spare_lock);
-		est(e)->link = c->spare;
-		c->spare = e;
-		atomic_store_explicit(&c->spare_n, c->spare_n + 1,
-		                      memory_order_relaxed);
-		pthread_mutex_unlock(&c->spare_lock);
-		return;
-	}
-	free(est(e)->raw);
-}
-
 int hmr__cache_open(const struct hmr_cache_attr *attr, struct hmr_cache **out)
 {
 	struct hmr_cache *c;
@@ -194,22 +126,29 @@ struct cache_hit_slot *hmr__cache_slot(struct hmr_cache *c)
 	return &c->hit[(slot - 1) % HIT_SLOTS];
 }
 
-/* An entry of the hint set of start's page, if one is the hit. */
+/* An entry of the hint set of start's page, if one is the hit: the
+ * set's line and the record's, never the entry's. */
 static inline struct hmr_cache_entry *hint(struct hmr_cache *c, uint64_t start,
                                            uint64_t end, uint64_t access,
                                            uint64_t id)
 {
 	struct cache_hints *h =
 	        atomic_load_explicit(&c->hints, memory_order_acquire);
-	struct hmr_cache_entry *_Atomic *set = &h->slot[hint_set(h, start)];
-	struct hmr_cache_entry *e;
+	_Atomic uint64_t *set = &h->slot[hint_set(h, start)];
+	uint32_t tag = (uint32_t)(start >> 12), idx;
+	struct cache_rec *r;
+	uint64_t v;
 	unsigned w;
 
 	for (w = 0; w < HINT_WAYS; w++) {
-		e = atomic_load_explicit(&set[w], memory_order_acquire);
-		if (e && e->start <= start && end <= e->end && e->id == id &&
-		    (e->access & access) == access && hmr__cache_try_ref(e))
-			return e;
+		v = atomic_load_explicit(&set[w], memory_order_acquire);
+		if ((uint32_t)(v >> 32) != tag || !(uint32_t)v)
+			continue;
+		idx = (uint32_t)v - 1;
+		r = slab_rec(c, idx);
+		if (r->start <= start && end <= r->end && r->id == id &&
+		    hmr__cache_try_ref(r, slab_ent(c, idx), access))
+			return slab_ent(c, idx);
 	}
 	return NULL;
 }
@@ -240,9 +179,9 @@ int hmr__cache_get(struct hmr_cache *c, uintptr_t start, size_t len,
 
 void hmr__cache_put(struct hmr_cache *c, struct hmr_cache_entry *e)
 {
-	uint64_t r =
-	        atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) -
-	        1;
+	uint64_t r = atomic_fetch_sub_explicit(&rec(e)->refs, 1,
+	                                       memory_order_acq_rel) -
+	             1;
 	struct hmr_cache_entry *idle;
 
 	if (r & REFS_COUNT)
@@ -341,7 +280,6 @@ void hmr__cache_flush(struct hmr_cache *c)
 
 int hmr__cache_close(struct hmr_cache *c)
 {
-	struct hmr_cache_entry *e, *next;
 	struct hmr_cache **p;
 
 	if (!c)
@@ -372,10 +310,7 @@ int hmr__cache_close(struct hmr_cache *c)
 	pthread_rwlock_unlock(&open_lock);
 	hmr__cache_reap(c, 1);
 	cds_lfht_destroy(c->ht, NULL);
-	for (e = c->spare; e; e = next) {
-		next = est(e)->link;
-		free(est(e)->raw);
-	}
+	hmr__cache_slab_free(c);
 	pthread_mutex_destroy(&c->spare_lock);
 	pthread_mutex_destroy(&c->lock);
 	free(c->hints);
