@@ -55,7 +55,7 @@ int hmr__cache_open(const struct hmr_cache_attr *attr, struct hmr_cache **out)
 	snprintf(c->name, sizeof(c->name), "%s", attr->name ? attr->name : "");
 	c->attr.name = c->name;
 	c->ht_size = 1024;
-	c->hints = hmr__cache_hints_new(64 - 8); /* 1,024 slots. */
+	c->hints = hmr__cache_hints_new(64 - 7); /* 1,024 slots. */
 	if (!c->hints)
 		goto err_free;
 	/* No CDS_LFHT_AUTO_RESIZE: see hmr__cache_ix_grow. */
@@ -127,24 +127,28 @@ struct cache_hit_slot *hmr__cache_slot(struct hmr_cache *c)
 }
 
 /* An entry of the hint set of start's page, if one is the hit: the
- * set's line and the record's, never the entry's. */
+ * set's line and the record's, never the entry's.  The ways whose tag
+ * matches are found without a branch per way (with random buffers, which
+ * way holds the hit is random: a branch on each would be mispredicted). */
 static inline struct hmr_cache_entry *hint(struct hmr_cache *c, uint64_t start,
                                            uint64_t end, uint64_t access,
                                            uint64_t id)
 {
 	struct cache_hints *h =
 	        atomic_load_explicit(&c->hints, memory_order_acquire);
-	_Atomic uint64_t *set = &h->slot[hint_set(h, start)];
-	uint32_t tag = (uint32_t)(start >> 12), idx;
+	_Atomic uint32_t *set = &h->slot[hint_set(h, start)];
+	uint32_t tag = hint_val(h, start, 0) >> 24, v[HINT_WAYS], m = 0, idx;
 	struct cache_rec *r;
-	uint64_t v;
 	unsigned w;
 
 	for (w = 0; w < HINT_WAYS; w++) {
-		v = atomic_load_explicit(&set[w], memory_order_acquire);
-		if ((uint32_t)(v >> 32) != tag || !(uint32_t)v)
-			continue;
-		idx = (uint32_t)v - 1;
+		/* Acquire: the inserter's release, then the record's fields
+		 * (plain loads on x86; TSan sees no standalone fence). */
+		v[w] = atomic_load_explicit(&set[w], memory_order_acquire);
+		m |= (uint32_t)(v[w] >> 24 == tag && v[w]) << w;
+	}
+	for (; m; m &= m - 1) {
+		idx = (v[__builtin_ctz(m)] & 0xffffff) - 1;
 		r = slab_rec(c, idx);
 		if (r->start <= start && end <= r->end && r->id == id &&
 		    hmr__cache_try_ref(r, slab_ent(c, idx), access))

@@ -137,35 +137,48 @@ static inline struct cache_rec *rec(struct hmr_cache_entry *e)
 
 /*
  * The hint table: for each indexed slab entry one slot, chosen by the
- * page of its start, holds its slab index and a tag of that page (the
- * low 32 bits of the page number), so that a get of a range starting in
+ * page of its start, holds its slab index and an 8-bit tag of that page
+ * (hash bits other than the set's), so that a get of a range starting in
  * an entry's first page (the common case: the same buffers again) finds
- * its record with one load instead of an lfht lookup, and reads no other
- * entry's record (the tag).  Only a hint: a slot holds the last entry
- * inserted there, and every other lookup goes to the lfht.
+ * its record with one load instead of an lfht lookup, and seldom reads
+ * another entry's record (1 in 256 per other way).  4 bytes a slot, kept
+ * at most half full: 65,536 entries' slots take 512 KiB, beside their
+ * records' 2 MiB.  Only a hint: a full set's slot holds the last entry
+ * inserted there (1% of entries at half load, 8 ways), an entry past
+ * index 2^24 - 2 has none, and every other lookup goes to the lfht.
  * Slots are written under the cache lock (set at insert, cleared at
  * removal: a slot never points at an entry out of the index once the
  * removal's grace period begins); the table is replaced when it grows,
  * the old one freed after a grace period.
  */
-enum { HINT_WAYS = 4 }; /* Slots per set: 32 bytes, one cache line. */
-
-struct cache_hints {
-	unsigned shift;          /* 64 - log2(sets). */
-	char pad[28];            /* Sets 32-byte aligned (the table 64). */
-	_Atomic uint64_t slot[]; /* tag << 32 | (index + 1); 0: empty. */
+enum {
+	HINT_WAYS = 8,          /* Slots per set: 32 bytes. */
+	HINT_IDX_MAX = 0xfffffe /* The last index hinted. */
 };
 
-static inline uint64_t hint_val(uint64_t start, uint32_t idx)
+struct cache_hints {
+	unsigned shift;          /* 64 - log2(sets), at least 34. */
+	char pad[28];            /* Sets 32-byte aligned (the table 64). */
+	_Atomic uint32_t slot[]; /* tag << 24 | (index + 1); 0: empty. */
+};
+
+static inline uint64_t hint_hash(uint64_t addr)
 {
-	return (uint64_t)(uint32_t)(start >> 12) << 32 | (idx + 1ULL);
+	return (addr >> 12) * 0x9E3779B97F4A7C15ULL;
 }
 
 /* The first slot of the set of `addr`'s page. */
 static inline size_t hint_set(const struct cache_hints *h, uint64_t addr)
 {
-	return HINT_WAYS *
-	       (size_t)(((addr >> 12) * 0x9E3779B97F4A7C15ULL) >> h->shift);
+	return HINT_WAYS * (size_t)(hint_hash(addr) >> h->shift);
+}
+
+/* What a slot holds for an entry starting at `start`: the 8 hash bits
+ * below the set's as tag. */
+static inline uint32_t hint_val(const struct cache_hints *h, uint64_t start,
+                                uint32_t idx)
+{
+	return (uint32_t)(hint_hash(start) >> (h->shift - 8)) << 24 | (idx + 1);
 }
 
 /* A recent invalidation, for misses that registered across it. */

@@ -146,17 +146,17 @@ static void ring_remove(struct hmr_cache *c, struct hmr_cache_entry *e)
  * Entries outside the slab are found through the lfht only. */
 static void hint_add(struct cache_hints *h, struct hmr_cache_entry *e)
 {
-	_Atomic uint64_t *set = &h->slot[hint_set(h, e->start)];
+	_Atomic uint32_t *set = &h->slot[hint_set(h, e->start)];
 	unsigned w;
 
-	if (est(e)->idx == SLAB_NONE)
+	if (est(e)->idx > HINT_IDX_MAX) /* SLAB_NONE too. */
 		return;
 	for (w = 0; w < HINT_WAYS; w++)
 		if (!atomic_load_explicit(&set[w], memory_order_relaxed))
 			break;
 	if (w == HINT_WAYS)
 		w = (unsigned)(e->start >> 12) % HINT_WAYS;
-	atomic_store_explicit(&set[w], hint_val(e->start, est(e)->idx),
+	atomic_store_explicit(&set[w], hint_val(h, e->start, est(e)->idx),
 	                      memory_order_release);
 }
 
@@ -204,11 +204,11 @@ void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 void hmr__cache_ix_del(struct hmr_cache *c, struct hmr_cache_entry *e)
 {
 	struct cache_hints *h = atomic_load(&c->hints);
-	_Atomic uint64_t *set = &h->slot[hint_set(h, e->start)];
-	uint64_t v = hint_val(e->start, est(e)->idx);
+	_Atomic uint32_t *set = &h->slot[hint_set(h, e->start)];
+	uint32_t v = hint_val(h, e->start, est(e)->idx);
 	unsigned order = order_of(e->end - e->start), w;
 
-	for (w = 0; est(e)->idx != SLAB_NONE && w < HINT_WAYS; w++)
+	for (w = 0; est(e)->idx <= HINT_IDX_MAX && w < HINT_WAYS; w++)
 		if (atomic_load_explicit(&set[w], memory_order_relaxed) == v)
 			atomic_store_explicit(&set[w], 0, memory_order_relaxed);
 	cds_lfht_del(c->ht, &ent(e)->node);
