@@ -57,7 +57,8 @@ struct hmr_cache_entry {
 	void *handle;    /* The owner's registration (an ibv_mr *). */
 	/* The cache's own state: list links, flags, and where the entry's
 	 * hit record is (a dense 32-byte copy of start, end, id and the
-	 * access, with the reference count: the one line a hit reads). */
+	 * access, with the reference count: with a hint slot, all a hit
+	 * reads). */
 	void *priv[6];
 };
 

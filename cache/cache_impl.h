@@ -27,7 +27,8 @@
 
 /*
  * Files: cache.c (open, close, get, put, flush, stats, the list of open
- * caches, fork), cache_miss.c (a miss: register, merge, insert, the
+ * caches, fork), cache_slab.c (entries and their hit records),
+ * cache_miss.c (a miss: register, merge, insert, the
  * invalidation race), cache_index.c (the hash index, the clock ring,
  * eviction, range scans), cache_inval.c (invalidation and the monitor's
  * callbacks).  doc/cache.md says why the index and the rules are so.
@@ -63,9 +64,8 @@ enum {
 	HIT_SLOTS = 64,
 	SLAB_SHIFT = 14, /* Entries per slab chunk: 2^14. */
 	SLAB_CHUNKS = 1024,
-	INVAL_RING = 32,  /* Recent invalidations a miss checks against. */
-	GRAVE_BATCH = 64, /* Dead entries freed per grace period. */
-	SPARES = 256      /* Freed entries kept for the next misses. */
+	INVAL_RING = 32, /* Recent invalidations a miss checks against. */
+	GRAVE_BATCH = 64 /* Dead entries freed per grace period. */
 };
 
 /* Entry flags (est->flags): written only before the entry is published
