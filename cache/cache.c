@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <hmr/hmr.h>
 
@@ -41,74 +44,6 @@ static void install_atfork(void)
 	pthread_atfork(NULL, NULL, child_after_fork);
 }
 
-/* A spare from the freed entries, or NULL.  Not in a fork child: a
- * parent thread may have held spare_lock. */
-static struct cache_ent *spare(struct hmr_cache *c)
-{
-	struct hmr_cache_entry *e = NULL;
-	void *raw;
-
-	if (!atomic_load_explicit(&c->spare_n, memory_order_relaxed) ||
-	    hmr__cache_child())
-		return NULL;
-	pthread_mutex_lock(&c->spare_lock);
-	e = c->spare;
-	if (e) {
-		c->spare = est(e)->link;
-		atomic_store_explicit(&c->spare_n, c->spare_n - 1,
-		                      memory_order_relaxed);
-	}
-	pthread_mutex_unlock(&c->spare_lock);
-	if (!e)
-		return NULL;
-	raw = est(e)->raw;
-	memset(ent(e), 0, sizeof(struct cache_ent));
-	est(e)->raw = raw;
-	return ent(e);
-}
-
-struct hmr_cache_entry *hmr__cache_new_entry(struct hmr_cache *c,
-                                             uint64_t start, uint64_t end,
-                                             uint64_t access, uint64_t id)
-{
-	struct cache_ent *n = spare(c);
-	void *raw;
-
-	if (!n) {
-		/* Aligned by hand: posix_memalign costs a miss several
-		 * hundred instructions more than calloc. */
-		raw = hmr__calloc(1, sizeof(struct cache_ent) + 48);
-		if (!raw)
-			return NULL;
-		n = (struct cache_ent *)(((uintptr_t)raw + 63) &
-		                         ~(uintptr_t)63);
-		est(&n->e)->raw = raw;
-	}
-	n->e.start = start;
-	n->e.end = end;
-	n->e.access = access;
-	n->e.id = id;
-	return &n->e;
-}
-
-/* Kept as a spare (up to SPARES: a miss then skips malloc, an eviction
- * free), else freed.  Never inside a monitor event: entries freed there
- * go through the graveyard. */
-void hmr__cache_free_entry(struct hmr_cache *c, struct hmr_cache_entry *e)
-{
-	if (c && !hmr__cache_child() &&
-	    atomic_load_explicit(&c->spare_n, memory_order_relaxed) < SPARES) {
-		pthread_mutex_lock(&c->spare_lock);
-		est(e)->link = c->spare;
-		c->spare = e;
-		atomic_store_explicit(&c->spare_n, c->spare_n + 1,
-		                      memory_order_relaxed);
-		pthread_mutex_unlock(&c->spare_lock);
-		return;
-	}
-	free(est(e)->raw);
-}
-
 int hmr__cache_open(const struct hmr_cache_attr *attr, struct hmr_cache **out)
 {
 	struct hmr_cache *c;
@@ -123,7 +58,7 @@ int hmr__cache_open(const struct hmr_cache_attr *attr, struct hmr_cache **out)
 	snprintf(c->name, sizeof(c->name), "%s", attr->name ? attr->name : "");
 	c->attr.name = c->name;
 	c->ht_size = 1024;
-	c->hints = hmr__cache_hints_new(64 - 8); /* 1,024 slots. */
+	c->hints = hmr__cache_hints_new(64 - 7); /* 1,024 slots. */
 	if (!c->hints)
 		goto err_free;
 	/* No CDS_LFHT_AUTO_RESIZE: see hmr__cache_ix_grow. */
@@ -194,22 +129,67 @@ struct cache_hit_slot *hmr__cache_slot(struct hmr_cache *c)
 	return &c->hit[(slot - 1) % HIT_SLOTS];
 }
 
-/* An entry of the hint set of start's page, if one is the hit. */
+/*
+ * The ways of a hint set whose tag matches, as a bit mask, without a
+ * branch per way (with random buffers, which way holds the hit is random:
+ * a branch on each would be mispredicted).  SSE2: the set's 32 bytes in
+ * two loads; aligned 16-byte loads read each 4-byte slot whole, and the
+ * records' loads depend on the slot read (x86 keeps loads in order).
+ * ThreadSanitizer checks the portable loop, whose loads it sees.
+ */
+#if defined(__SSE2__) && !defined(HMR_CACHE_TSAN)
+static inline unsigned hint_ways(_Atomic uint32_t *set, uint32_t tag)
+{
+	const __m128i *p = (const __m128i *)(const void *)set;
+	__m128i t = _mm_set1_epi32((int)tag), z = _mm_setzero_si128();
+	__m128i a = _mm_load_si128(p), b = _mm_load_si128(p + 1);
+
+	a = _mm_andnot_si128(_mm_cmpeq_epi32(a, z),
+	                     _mm_cmpeq_epi32(_mm_srli_epi32(a, 24), t));
+	b = _mm_andnot_si128(_mm_cmpeq_epi32(b, z),
+	                     _mm_cmpeq_epi32(_mm_srli_epi32(b, 24), t));
+	return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(a)) |
+	       (unsigned)_mm_movemask_ps(_mm_castsi128_ps(b)) << 4;
+}
+#else
+static inline unsigned hint_ways(_Atomic uint32_t *set, uint32_t tag)
+{
+	unsigned w, m = 0;
+	uint32_t v;
+
+	for (w = 0; w < HINT_WAYS; w++) {
+		v = atomic_load_explicit(&set[w], memory_order_relaxed);
+		m |= (unsigned)(v >> 24 == tag && v) << w;
+	}
+	return m;
+}
+#endif
+
+/* An entry of the hint set of start's page, if one is the hit: the
+ * set's line and the record's, never the entry's. */
 static inline struct hmr_cache_entry *hint(struct hmr_cache *c, uint64_t start,
                                            uint64_t end, uint64_t access,
                                            uint64_t id)
 {
 	struct cache_hints *h =
 	        atomic_load_explicit(&c->hints, memory_order_acquire);
-	struct hmr_cache_entry *_Atomic *set = &h->slot[hint_set(h, start)];
-	struct hmr_cache_entry *e;
-	unsigned w;
+	_Atomic uint32_t *set = &h->slot[hint_set(h, start)];
+	uint32_t tag = hint_val(h, start, 0) >> 24, v, idx;
+	struct cache_rec *r;
+	unsigned m;
 
-	for (w = 0; w < HINT_WAYS; w++) {
-		e = atomic_load_explicit(&set[w], memory_order_acquire);
-		if (e && e->start <= start && end <= e->end && e->id == id &&
-		    (e->access & access) == access && hmr__cache_try_ref(e))
-			return e;
+	for (m = hint_ways(set, tag); m; m &= m - 1) {
+		/* Again, with acquire (the inserter's release, then the
+		 * record's fields); it may have changed meanwhile. */
+		v = atomic_load_explicit(&set[__builtin_ctz(m)],
+		                         memory_order_acquire);
+		if (v >> 24 != tag || !v)
+			continue;
+		idx = (v & 0xffffff) - 1;
+		r = slab_rec(c, idx);
+		if (r->start <= start && end <= r->end && r->id == id &&
+		    hmr__cache_try_ref(r, slab_ent(c, idx), access))
+			return slab_ent(c, idx);
 	}
 	return NULL;
 }
@@ -240,9 +220,9 @@ int hmr__cache_get(struct hmr_cache *c, uintptr_t start, size_t len,
 
 void hmr__cache_put(struct hmr_cache *c, struct hmr_cache_entry *e)
 {
-	uint64_t r =
-	        atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) -
-	        1;
+	uint64_t r = atomic_fetch_sub_explicit(&rec(e)->refs, 1,
+	                                       memory_order_acq_rel) -
+	             1;
 	struct hmr_cache_entry *idle;
 
 	if (r & REFS_COUNT)
@@ -341,7 +321,6 @@ void hmr__cache_flush(struct hmr_cache *c)
 
 int hmr__cache_close(struct hmr_cache *c)
 {
-	struct hmr_cache_entry *e, *next;
 	struct hmr_cache **p;
 
 	if (!c)
@@ -372,10 +351,7 @@ int hmr__cache_close(struct hmr_cache *c)
 	pthread_rwlock_unlock(&open_lock);
 	hmr__cache_reap(c, 1);
 	cds_lfht_destroy(c->ht, NULL);
-	for (e = c->spare; e; e = next) {
-		next = est(e)->link;
-		free(est(e)->raw);
-	}
+	hmr__cache_slab_free(c);
 	pthread_mutex_destroy(&c->spare_lock);
 	pthread_mutex_destroy(&c->lock);
 	free(c->hints);

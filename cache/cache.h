@@ -24,7 +24,8 @@
  *   entries of the same id under merge_regions), never more rights.
  * - Hit path: an RCU read-side lookup (liburcu-bp: readers need no
  *   registration and write nothing shared), one atomic on the entry's own
- *   reference count: no global lock, no shared written cache line.
+ *   reference count (in its hit record, not in this struct): no global
+ *   lock, no shared written cache line.
  * - Entries referenced by nobody stay registered (idle) until evicted:
  *   over max_count entries or max_size bytes, the least recently used
  *   idle ones go (second-chance clock: a hit sets a bit in refs with the
@@ -54,12 +55,11 @@ struct hmr_cache_entry {
 	uint64_t access; /* The owner's access bits registered. */
 	uint64_t id;     /* Memory identity (see above). */
 	void *handle;    /* The owner's registration (an ibv_mr *). */
-	/* The cache's own state follows.  refs: the users, the clock bit
-	 * (a hit since the hand passed, set by the hit's own increment) and
-	 * a DEAD bit once out of the index.  The cache allocates the entry
-	 * behind its index node, so that a hit reads one cache line. */
-	_Atomic uint64_t refs;
-	void *priv[5]; /* List links, flags. */
+	/* The cache's own state: list links, flags, and where the entry's
+	 * hit record is (a dense 32-byte copy of start, end, id and the
+	 * access, with the reference count: with a hint slot, all a hit
+	 * reads). */
+	void *priv[6];
 };
 
 struct hmr_cache_ops {

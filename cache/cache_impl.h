@@ -27,20 +27,28 @@
 
 /*
  * Files: cache.c (open, close, get, put, flush, stats, the list of open
- * caches, fork), cache_miss.c (a miss: register, merge, insert, the
+ * caches, fork), cache_slab.c (entries and their hit records),
+ * cache_miss.c (a miss: register, merge, insert, the
  * invalidation race), cache_index.c (the hash index, the clock ring,
  * eviction, range scans), cache_inval.c (invalidation and the monitor's
  * callbacks).  doc/cache.md says why the index and the rules are so.
  */
 
-/* refs: the users in the low bits; HIT, the clock bit (set by the hit's
- * own increment, cleared by the hand: no second write on a hit); DEAD once
- * the entry left the index (invalidated, evicted, merged away, or never
- * indexed): a hit fails on it, and whoever drops the count to 0 with DEAD
- * set (or sets DEAD on a count of 0) deregisters. */
-#define REFS_DEAD  (1ULL << 63)
-#define REFS_HIT   (1ULL << 62)
-#define REFS_COUNT (REFS_HIT - 1)
+/* refs: the users in the low 32 bits; HIT, the clock bit (set by the
+ * hit's own increment, cleared by the hand: no second write on a hit);
+ * DEAD once the entry left the index (invalidated, evicted, merged away,
+ * or never indexed): a hit fails on it, and whoever drops the count to 0
+ * with DEAD set (or sets DEAD on a count of 0) deregisters.  Between
+ * them, the entry's access when it fits in REFS_ACC_BITS (a hit then
+ * checks it without reading the entry), else FAR (the hit reads
+ * e->access).  A count at its maximum makes hits fail (then misses). */
+#define REFS_DEAD      (1ULL << 63)
+#define REFS_HIT       (1ULL << 62)
+#define REFS_FAR       (1ULL << 61)
+#define REFS_ACC_SHIFT 32
+#define REFS_ACC_BITS  29
+#define REFS_ACC_MASK  ((1ULL << REFS_ACC_BITS) - 1)
+#define REFS_COUNT     0xffffffffULL
 
 /*
  * Index orders: an entry of length L is indexed at the smallest granule
@@ -54,9 +62,10 @@ enum {
 	ORDER_STEP = 2,
 	ORDERS = 27, /* Shifts 12..62 and 64. */
 	HIT_SLOTS = 64,
-	INVAL_RING = 32,  /* Recent invalidations a miss checks against. */
-	GRAVE_BATCH = 64, /* Dead entries freed per grace period. */
-	SPARES = 256      /* Freed entries kept for the next misses. */
+	SLAB_SHIFT = 14, /* Entries per slab chunk: 2^14. */
+	SLAB_CHUNKS = 1024,
+	INVAL_RING = 32, /* Recent invalidations a miss checks against. */
+	GRAVE_BATCH = 64 /* Dead entries freed per grace period. */
 };
 
 /* Entry flags (est->flags): written only before the entry is published
@@ -64,19 +73,36 @@ enum {
 enum {
 	EF_PUBLISHED = 1 << 0, /* Was in the index: freed after a grace. */
 	EF_WATCHED = 1 << 1,   /* hmr__monitor_watch holds its range. */
+	EF_LONE = 1 << 2,      /* Allocated alone, not in the slab. */
 };
 
 /*
- * What the cache allocates per entry: its lfht node, then the entry, 64
- * bytes aligned, so that a hit reads one cache line: the node, start,
- * end, access, id, handle and refs (the hash table's bucket aside).
+ * An entry's hit record: what a hit compares and the reference count,
+ * 32 bytes, in dense arrays apart from the entries (the slab: chunks of
+ * 2^SLAB_SHIFT records, the entry of the same index beside in a chunk of
+ * entries).  A hit through the hint table reads one slot and one record,
+ * never the entry: 65,536 regions' records take 2 MiB where their
+ * entries take 8.  start, end and id are written before the entry is
+ * published and not again until a grace period after it left the index.
+ */
+struct cache_rec {
+	uint64_t start, end, id;
+	_Atomic uint64_t refs;
+};
+_Static_assert(sizeof(struct cache_rec) == 32, "two records per line");
+#define SLAB_NONE UINT32_MAX /* est->idx of an entry outside the slab. */
+
+/*
+ * An entry as the cache keeps it: its lfht node, then the entry, 64
+ * bytes aligned, so that an lfht lookup reads one line of it: the node,
+ * start, end, access, id and handle (then the record's line for refs).
  */
 struct cache_ent {
-	struct cds_lfht_node node;
+	alignas(64) struct cds_lfht_node node;
 	struct hmr_cache_entry e;
 };
-_Static_assert(offsetof(struct cache_ent, e.refs) + 8 <= 64,
-               "a hit's fields in the first cache line");
+_Static_assert(offsetof(struct cache_ent, e.priv) <= 64,
+               "an lfht match's fields in the first cache line");
 
 static inline struct cache_ent *ent(struct hmr_cache_entry *e)
 {
@@ -90,7 +116,9 @@ struct __attribute__((may_alias)) cache_est {
 	/* One list at a time: a scan's result, pending (deferred dereg),
 	 * the graveyard (awaiting a grace period). */
 	struct hmr_cache_entry *link;
-	void *raw; /* What hmr__calloc returned (the entry is aligned in it). */
+	struct cache_rec *rec; /* Its hit record. */
+	void *raw;             /* EF_LONE: what hmr__calloc returned. */
+	uint32_t idx;          /* In the slab, or SLAB_NONE. */
 	uint32_t flags;
 };
 _Static_assert(sizeof(struct cache_est) <=
@@ -102,30 +130,55 @@ static inline struct cache_est *est(struct hmr_cache_entry *e)
 	return (struct cache_est *)(void *)e->priv;
 }
 
+static inline struct cache_rec *rec(struct hmr_cache_entry *e)
+{
+	return est(e)->rec;
+}
+
 /*
- * The hint table: for each indexed entry one slot, chosen by the page of
- * its start, points at it, so that a get of a range starting in an
- * entry's first page (the common case: the same buffers again) finds it
- * with one load instead of an lfht lookup.  Only a hint: a slot holds the
- * last entry inserted there, and every other lookup goes to the lfht.
+ * The hint table: for each indexed slab entry one slot, chosen by the
+ * page of its start, holds its slab index and an 8-bit tag of that page
+ * (hash bits other than the set's), so that a get of a range starting in
+ * an entry's first page (the common case: the same buffers again) finds
+ * its record with one load instead of an lfht lookup, and seldom reads
+ * another entry's record (1 in 256 per other way).  4 bytes a slot, kept
+ * at most half full: 65,536 entries' slots take 512 KiB, beside their
+ * records' 2 MiB.  Only a hint: a full set's slot holds the last entry
+ * inserted there (1% of entries at half load, 8 ways), an entry past
+ * index 2^24 - 2 has none, and every other lookup goes to the lfht.
  * Slots are written under the cache lock (set at insert, cleared at
  * removal: a slot never points at an entry out of the index once the
  * removal's grace period begins); the table is replaced when it grows,
  * the old one freed after a grace period.
  */
-enum { HINT_WAYS = 4 }; /* Slots per set: 32 bytes, one cache line. */
+enum {
+	HINT_WAYS = 8,          /* Slots per set: 32 bytes. */
+	HINT_IDX_MAX = 0xfffffe /* The last index hinted. */
+};
 
 struct cache_hints {
-	unsigned shift; /* 64 - log2(sets). */
-	char pad[28];   /* Sets 32-byte aligned (the table 64). */
-	struct hmr_cache_entry *_Atomic slot[];
+	unsigned shift;          /* 64 - log2(sets), at least 34. */
+	char pad[28];            /* Sets 32-byte aligned (the table 64). */
+	_Atomic uint32_t slot[]; /* tag << 24 | (index + 1); 0: empty. */
 };
+
+static inline uint64_t hint_hash(uint64_t addr)
+{
+	return (addr >> 12) * 0x9E3779B97F4A7C15ULL;
+}
 
 /* The first slot of the set of `addr`'s page. */
 static inline size_t hint_set(const struct cache_hints *h, uint64_t addr)
 {
-	return HINT_WAYS *
-	       (size_t)(((addr >> 12) * 0x9E3779B97F4A7C15ULL) >> h->shift);
+	return HINT_WAYS * (size_t)(hint_hash(addr) >> h->shift);
+}
+
+/* What a slot holds for an entry starting at `start`: the 8 hash bits
+ * below the set's as tag. */
+static inline uint32_t hint_val(const struct cache_hints *h, uint64_t start,
+                                uint32_t idx)
+{
+	return (uint32_t)(hint_hash(start) >> (h->shift - 8)) << 24 | (idx + 1);
 }
 
 /* A recent invalidation, for misses that registered across it. */
@@ -135,10 +188,13 @@ struct cache_inval {
 };
 
 /* One thread's counters (a load and a store each: no shared
- * read-modify-write on a hit or a miss). */
+ * read-modify-write on a hit or a miss), and the slab index it keeps for
+ * its next miss (the other half of a record line it took: threads'
+ * records then share no line).  Threads beyond HIT_SLOTS share one. */
 struct cache_hit_slot {
 	alignas(64) _Atomic uint64_t hits;
 	_Atomic uint64_t misses;
+	_Atomic uint32_t keep; /* Index + 1; 0: none. */
 };
 
 struct hmr_cache {
@@ -175,11 +231,18 @@ struct hmr_cache {
 	struct hmr_cache_entry *_Atomic grave;
 	_Atomic size_t grave_n;
 
-	/* spare_lock protects `spare` (entries freed, kept for misses):
-	 * its own lock, never taken in monitor events nor under `lock`. */
+	/* The slab: chunks of 2^SLAB_SHIFT records then as many entries,
+	 * by index (read by hits; a chunk is added, under spare_lock,
+	 * before any of its indices is handed out, and freed at close). */
+	struct cache_rec *chunk[SLAB_CHUNKS];
+	void *chunk_raw[SLAB_CHUNKS]; /* What hmr__calloc returned. */
+	/* spare_lock protects `spare` (free slab entries, a list through
+	 * est->link), `fresh` (the first index never handed out) and the
+	 * chunks: its own lock, never taken in monitor events nor under
+	 * `lock`.  It may allocate a chunk. */
 	pthread_mutex_t spare_lock;
 	struct hmr_cache_entry *spare;
-	_Atomic size_t spare_n;
+	uint32_t fresh;
 
 	struct hmr_monitor_sub sub;
 	bool subscribed;
@@ -219,10 +282,17 @@ static inline bool hmr__cache_child(void)
 {
 	return atomic_load_explicit(&hmr__cache_forked, memory_order_relaxed);
 }
+/* cache_slab.c: entries and their records.  A new entry's refs are 0;
+ * the caller sets them (hmr__cache_refs). */
 struct hmr_cache_entry *hmr__cache_new_entry(struct hmr_cache *c,
                                              uint64_t start, uint64_t end,
                                              uint64_t access, uint64_t id);
+/* Back to the slab (never inside a monitor event: after a grace period
+ * when it was published). */
 void hmr__cache_free_entry(struct hmr_cache *c, struct hmr_cache_entry *e);
+/* The slab's chunks freed (close). */
+void hmr__cache_slab_free(struct hmr_cache *c);
+/* cache.c */
 void hmr__cache_bury(struct hmr_cache *c, struct hmr_cache_entry *e);
 void hmr__cache_dereg(struct hmr_cache *c, struct hmr_cache_entry *e);
 void hmr__cache_dereg_list(struct hmr_cache *c, struct hmr_cache_entry *l);
@@ -261,17 +331,49 @@ size_t hmr__cache_ix_idle(struct hmr_cache *c);
  * (outside locks and read-side sections). */
 void hmr__cache_ix_grow(struct hmr_cache *c);
 struct cache_hints *hmr__cache_hints_new(unsigned shift);
-/* A reference, unless the entry is DEAD; the clock bit set by the same
- * instruction. */
-static inline bool hmr__cache_try_ref(struct hmr_cache_entry *e)
+static inline struct cache_rec *slab_rec(struct hmr_cache *c, uint32_t idx)
 {
-	uint64_t r = atomic_load_explicit(&e->refs, memory_order_relaxed);
+	return &c->chunk[idx >> SLAB_SHIFT][idx & ((1U << SLAB_SHIFT) - 1)];
+}
 
+static inline struct hmr_cache_entry *slab_ent(struct hmr_cache *c,
+                                               uint32_t idx)
+{
+	struct cache_ent *n =
+	        (struct cache_ent *)(void *)(c->chunk[idx >> SLAB_SHIFT] +
+	                                     (1U << SLAB_SHIFT));
+
+	return &n[idx & ((1U << SLAB_SHIFT) - 1)].e;
+}
+
+/* refs of a new entry: `count` users, its access packed in if it fits. */
+static inline uint64_t hmr__cache_refs(uint64_t access, uint64_t count)
+{
+	if (access & ~REFS_ACC_MASK)
+		return REFS_FAR | count;
+	return access << REFS_ACC_SHIFT | count;
+}
+
+/* A reference, if the entry (its record r) has at least `access` and is
+ * not DEAD; the clock bit set by the same instruction.  e is read only
+ * when the access did not fit in refs. */
+static inline bool hmr__cache_try_ref(struct cache_rec *r,
+                                      const struct hmr_cache_entry *e,
+                                      uint64_t access)
+{
+	uint64_t v = atomic_load_explicit(&r->refs, memory_order_relaxed);
+
+	if (v & REFS_FAR) {
+		if ((e->access & access) != access)
+			return false;
+	} else if (((v >> REFS_ACC_SHIFT) & REFS_ACC_MASK & access) != access) {
+		return false; /* The access bits never change. */
+	}
 	do {
-		if (r & REFS_DEAD)
+		if ((v & REFS_DEAD) || (v & REFS_COUNT) == REFS_COUNT)
 			return false;
 	} while (!atomic_compare_exchange_weak_explicit(
-	        &e->refs, &r, (r + 1) | REFS_HIT, memory_order_acquire,
+	        &r->refs, &v, (v + 1) | REFS_HIT, memory_order_acquire,
 	        memory_order_relaxed));
 	return true;
 }

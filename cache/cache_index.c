@@ -79,7 +79,7 @@ static struct hmr_cache_entry *probe_hit(struct hmr_cache *c,
 		/* The WHOLE range, at least the access, the same memory,
 		 * alive. */
 		if (e->start <= start && end <= e->end && e->id == id &&
-		    (e->access & access) == access && hmr__cache_try_ref(e))
+		    hmr__cache_try_ref(rec(e), e, access))
 			return e;
 	}
 	return NULL;
@@ -142,18 +142,22 @@ static void ring_remove(struct hmr_cache *c, struct hmr_cache_entry *e)
 }
 
 /* Into a free way of its set, else over the way its page picks (cache
- * lock; published with release: readers then see the entry's fields). */
+ * lock; published with release: readers then see the record's fields).
+ * Entries outside the slab are found through the lfht only. */
 static void hint_add(struct cache_hints *h, struct hmr_cache_entry *e)
 {
-	struct hmr_cache_entry *_Atomic *set = &h->slot[hint_set(h, e->start)];
+	_Atomic uint32_t *set = &h->slot[hint_set(h, e->start)];
 	unsigned w;
 
+	if (est(e)->idx > HINT_IDX_MAX) /* SLAB_NONE too. */
+		return;
 	for (w = 0; w < HINT_WAYS; w++)
 		if (!atomic_load_explicit(&set[w], memory_order_relaxed))
 			break;
 	if (w == HINT_WAYS)
 		w = (unsigned)(e->start >> 12) % HINT_WAYS;
-	atomic_store_explicit(&set[w], e, memory_order_release);
+	atomic_store_explicit(&set[w], hint_val(h, e->start, est(e)->idx),
+	                      memory_order_release);
 }
 
 /* Entries crossing into the next granule, per order: lookups probe the
@@ -177,6 +181,9 @@ void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 	unsigned order = order_of(e->end - e->start);
 
 	est(e)->flags |= EF_PUBLISHED;
+	rec(e)->start = e->start; /* What hint-table hits compare. */
+	rec(e)->end = e->end;
+	rec(e)->id = e->id;
 	cds_lfht_node_init(&ent(e)->node);
 	ring_insert(c, e);
 	count_span(c, e, order, 1);
@@ -197,13 +204,13 @@ void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 void hmr__cache_ix_del(struct hmr_cache *c, struct hmr_cache_entry *e)
 {
 	struct cache_hints *h = atomic_load(&c->hints);
-	struct hmr_cache_entry *_Atomic *set = &h->slot[hint_set(h, e->start)];
+	_Atomic uint32_t *set = &h->slot[hint_set(h, e->start)];
+	uint32_t v = hint_val(h, e->start, est(e)->idx);
 	unsigned order = order_of(e->end - e->start), w;
 
-	for (w = 0; w < HINT_WAYS; w++)
-		if (atomic_load_explicit(&set[w], memory_order_relaxed) == e)
-			atomic_store_explicit(&set[w], NULL,
-			                      memory_order_relaxed);
+	for (w = 0; est(e)->idx <= HINT_IDX_MAX && w < HINT_WAYS; w++)
+		if (atomic_load_explicit(&set[w], memory_order_relaxed) == v)
+			atomic_store_explicit(&set[w], 0, memory_order_relaxed);
 	cds_lfht_del(c->ht, &ent(e)->node);
 	ring_remove(c, e);
 	count_span(c, e, order, -1);
@@ -292,10 +299,11 @@ walk:
 /* An idle entry made DEAD (fails when a hit took it meanwhile). */
 static bool kill_idle(struct hmr_cache_entry *e)
 {
-	uint64_t r = atomic_load(&e->refs);
+	uint64_t r = atomic_load(&rec(e)->refs);
 
 	while (!(r & (REFS_COUNT | REFS_DEAD)))
-		if (atomic_compare_exchange_weak(&e->refs, &r, REFS_DEAD))
+		if (atomic_compare_exchange_weak(&rec(e)->refs, &r,
+		                                 (r & ~REFS_HIT) | REFS_DEAD))
 			return true;
 	return false;
 }
@@ -312,7 +320,7 @@ struct hmr_cache_entry *hmr__cache_ix_evict(struct hmr_cache *c,
 		e = c->hand;
 		c->hand = est(e)->next;
 		/* Hit since the hand passed: cleared, passed again. */
-		if (atomic_fetch_and(&e->refs, ~REFS_HIT) &
+		if (atomic_fetch_and(&rec(e)->refs, ~REFS_HIT) &
 		    (REFS_HIT | REFS_COUNT | REFS_DEAD))
 			continue;
 		if (!kill_idle(e))
@@ -348,7 +356,8 @@ size_t hmr__cache_ix_idle(struct hmr_cache *c)
 	struct hmr_cache_entry *e;
 
 	for (e = c->hand; n--; e = est(e)->next)
-		idle += !(atomic_load_explicit(&e->refs, memory_order_relaxed) &
+		idle += !(atomic_load_explicit(&rec(e)->refs,
+		                               memory_order_relaxed) &
 		          REFS_COUNT);
 	return idle;
 }

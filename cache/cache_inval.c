@@ -79,7 +79,7 @@ void hmr__cache_inval(struct hmr_cache *c, uint64_t lo, uint64_t hi, bool defer)
 	if (c->hand) {
 		for (l = hmr__cache_ix_scan(c, lo, hi, true, 0); l; l = next) {
 			next = est(l)->link;
-			r = atomic_fetch_or(&l->refs, REFS_DEAD);
+			r = atomic_fetch_or(&rec(l)->refs, REFS_DEAD);
 			if (r & REFS_DEAD)
 				continue;
 			hmr__cache_ix_del(c, l);

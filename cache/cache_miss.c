@@ -34,7 +34,9 @@ int hmr__cache_reg_uncached(struct hmr_cache *c, uint64_t start, uint64_t end,
 		hmr__cache_free_entry(c, e);
 		return ret;
 	}
-	atomic_store_explicit(&e->refs, REFS_DEAD | 1, memory_order_relaxed);
+	atomic_store_explicit(&rec(e)->refs,
+	                      REFS_DEAD | hmr__cache_refs(e->access, 1),
+	                      memory_order_relaxed);
 	atomic_fetch_add_explicit(&c->uncached, 1, memory_order_relaxed);
 	*out = e;
 	return 0;
@@ -60,7 +62,7 @@ static void merge_extent(struct hmr_cache *c, struct hmr_cache_entry *e)
 	pthread_mutex_lock(&c->lock);
 	for (l = hmr__cache_ix_scan(c, lo, hi, false, e->id); l;
 	     l = est(l)->link) {
-		if (atomic_load(&l->refs) & REFS_DEAD)
+		if (atomic_load(&rec(l)->refs) & REFS_DEAD)
 			continue;
 		if (l->start < e->start)
 			e->start = l->start;
@@ -87,7 +89,7 @@ static struct hmr_cache_entry *merge_out(struct hmr_cache *c,
 		next = est(l)->link;
 		if (l->start < e->start || l->end > e->end)
 			continue;
-		r = atomic_fetch_or(&l->refs, REFS_DEAD);
+		r = atomic_fetch_or(&rec(l)->refs, REFS_DEAD);
 		if (r & REFS_DEAD)
 			continue; /* Evicted or invalidated, awaiting put. */
 		hmr__cache_ix_del(c, l);
@@ -138,7 +140,8 @@ int hmr__cache_miss(struct hmr_cache *c, uint64_t start, uint64_t end,
 	cached = !watch(c, e);
 	/* Not HIT: inserted behind the hand, the first to go if never
 	 * used again. */
-	atomic_store_explicit(&e->refs, 1, memory_order_relaxed);
+	atomic_store_explicit(&rec(e)->refs, hmr__cache_refs(e->access, 1),
+	                      memory_order_relaxed);
 	rcu_read_lock();
 	pthread_mutex_lock(&c->lock);
 	if (cached && hmr__cache_raced(c, seq0, e->start, e->end - 1))
@@ -155,8 +158,8 @@ int hmr__cache_miss(struct hmr_cache *c, uint64_t start, uint64_t end,
 	rcu_read_unlock();
 	if (!cached) {
 		/* Handed out alone: deregistered at its last put. */
-		atomic_store_explicit(&e->refs, REFS_DEAD | 1,
-		                      memory_order_relaxed);
+		atomic_fetch_or_explicit(&rec(e)->refs, REFS_DEAD,
+		                         memory_order_relaxed);
 		atomic_fetch_add_explicit(&c->uncached, 1,
 		                          memory_order_relaxed);
 	}

@@ -70,6 +70,37 @@ HMR_TEST(cache_hit_needs_access_superset)
 	fake_close(&f, c);
 }
 
+/* Access bits past the 29 a hit compares without reading the entry. */
+HMR_TEST(cache_hit_needs_access_superset_of_high_bits)
+{
+	const uint64_t h1 = 1ULL << 40, h2 = 1ULL << 62;
+	struct fake f;
+	struct hmr_cache *c;
+	struct hmr_cache_entry *a, *b, *d;
+
+	fake_init(&f);
+	c = fake_cache(&f, 100, 0, false, false);
+	a = get(c, B, PG, RD | h1);
+	hmr__cache_put(c, a);
+	b = get(c, B, PG, RD | h2);
+	ASSERT_TRUE(a != b);
+	hmr__cache_put(c, b);
+	d = get(c, B + PG, PG, RD);
+	hmr__cache_put(c, d);
+	ASSERT_PTR_EQ(get(c, B, PG, h1), a);
+	hmr__cache_put(c, a);
+	ASSERT_PTR_EQ(get(c, B, PG, RD | h2), b);
+	hmr__cache_put(c, b);
+	a = get(c, B + PG, PG, RD | h1); /* d has RD alone. */
+	ASSERT_TRUE(a != d);
+	hmr__cache_put(c, a);
+	ASSERT_PTR_EQ(get(c, B + PG, PG, RD), d);
+	hmr__cache_put(c, d);
+	ASSERT_EQ(atomic_load(&f.regs), 4);
+	ASSERT_EQ(stats(c).hits, 3);
+	fake_close(&f, c);
+}
+
 HMR_TEST(cache_miss_registers_exact_rights)
 {
 	struct fake f;
