@@ -243,7 +243,7 @@ int hmr__monitor_uffd_start(char *why, size_t why_len)
 	const uint64_t events = UFFD_FEATURE_EVENT_UNMAP |
 	                        UFFD_FEATURE_EVENT_REMOVE |
 	                        UFFD_FEATURE_EVENT_REMAP;
-	uint64_t have, want;
+	uint64_t have = 0, want;
 	int fd;
 
 	page_mask = (uintptr_t)sysconf(_SC_PAGESIZE) - 1;
