@@ -15,7 +15,7 @@
  */
 #define B  ((uintptr_t)0x7f0000000000ULL)
 #define PG 4096
-enum { THREADS = 4, HELD = 4 };
+enum { THREADS = 8, HELD = 4 };
 
 static struct fake f;
 static struct hmr_cache *cache;
