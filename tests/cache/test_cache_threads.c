@@ -5,7 +5,7 @@
 #include "cache_fake.h"
 
 /*
- * Four threads get random ranges of a 16-page arena (random rights, two
+ * Eight threads get random ranges of a 16-page arena (random rights, two
  * identities), hold a few, put them, and now and then invalidate a page or
  * flush.  Each page counts invalidations started and done; the fake
  * registration snapshots the started counts.  A returned entry must cover
