@@ -170,6 +170,35 @@ static int effective_mr_mode(const struct hmr_domain_attr *attr,
 	return 0;
 }
 
+/* The bytes of hmr_domain_attr to read for a caller's `size`: whole
+ * fields only.  A size that ends inside a field (no release of the struct
+ * ever ended there) must not leave half of it read: half of auth_key_size
+ * is a different length for the caller's auth key buffer. */
+#define ATTR_END(f)                                                            \
+	(offsetof(struct hmr_domain_attr, f) +                                 \
+	 sizeof(((struct hmr_domain_attr *)0)->f))
+static size_t whole_fields(size_t size)
+{
+	static const size_t ends[] = {
+	        ATTR_END(size),           ATTR_END(kind),
+	        ATTR_END(fi_version),     ATTR_END(mr_mode),
+	        ATTR_END(caps),           ATTR_END(mr_key_size),
+	        ATTR_END(mr_iov_limit),   ATTR_END(flags),
+	        ATTR_END(auth_key),       ATTR_END(auth_key_size),
+	        ATTR_END(nic_name),       ATTR_END(pd),
+	        ATTR_END(cache_max_size), ATTR_END(cache_max_count),
+	};
+	size_t i, n = 0;
+
+	_Static_assert(ATTR_END(cache_max_count) ==
+	                       sizeof(struct hmr_domain_attr),
+	               "a field added to hmr_domain_attr goes in ends[]");
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (ends[i] <= size)
+			n = ends[i];
+	return n;
+}
+
 static int check_attr(const struct hmr_domain_attr *in,
                       struct hmr_domain_attr *out)
 {
@@ -183,8 +212,7 @@ static int check_attr(const struct hmr_domain_attr *in,
 		hmr_warn("hmr_domain_attr.size %zu is too small", in->size);
 		return -FI_EINVAL;
 	} else {
-		memcpy(out, in,
-		       in->size < sizeof(*out) ? in->size : sizeof(*out));
+		memcpy(out, in, whole_fields(in->size));
 	}
 	out->size = sizeof(*out);
 	if (out->caps & ~HMR_KNOWN_CAPS) {

@@ -112,6 +112,33 @@ HMR_TEST(domain_open_rejects_size_short_of_mr_mode)
 	ASSERT_EQ(open_attr(&attr), -FI_EINVAL);
 }
 
+/*
+ * A size that ends inside a field reads none of that field: here half of
+ * auth_key_size (0x11 in its first byte) with a 1-byte auth key, which a
+ * torn read would take for a 17-byte key and read past (found by
+ * fuzz_domain_attr; ASan watches the read).  The domain opens with no
+ * auth key, as if the struct ended before the field.
+ */
+HMR_TEST(domain_open_size_ending_inside_a_field_reads_none_of_it)
+{
+	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
+	unsigned char *key = malloc(1);
+	struct fid_domain *d;
+
+	ASSERT_TRUE(key != NULL);
+	key[0] = 7;
+	attr.auth_key = key;
+	attr.auth_key_size = 0x1100000011ULL;
+	attr.size = offsetof(struct hmr_domain_attr, auth_key_size) + 1;
+	ASSERT_OK(hmr_domain_open(&attr, &d));
+	ASSERT_OK(fi_close(&d->fid));
+	/* The whole field, too big: refused. */
+	attr.size = offsetof(struct hmr_domain_attr, auth_key_size) +
+	            sizeof(attr.auth_key_size);
+	ASSERT_EQ(open_attr(&attr), -FI_EINVAL);
+	free(key);
+}
+
 /* The first fields of struct hmr_domain_attr: an older caller's struct. */
 struct old_domain_attr {
 	size_t size;

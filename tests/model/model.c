@@ -97,6 +97,23 @@ int model_domain_open(struct model *m, const struct hmr_domain_attr *attr,
 			return -FI_EINVAL;
 		memcpy(&a, attr,
 		       attr->size < sizeof(a) ? attr->size : sizeof(a));
+		/* A field is read only when all of it fits in size. */
+#define CUT(f)                                                                 \
+	if (offsetof(struct hmr_domain_attr, f) + sizeof(a.f) > attr->size)    \
+	memset(&a.f, 0, sizeof(a.f))
+		CUT(kind);
+		CUT(fi_version);
+		CUT(caps);
+		CUT(mr_key_size);
+		CUT(mr_iov_limit);
+		CUT(flags);
+		CUT(auth_key);
+		CUT(auth_key_size);
+		CUT(nic_name);
+		CUT(pd);
+		CUT(cache_max_size);
+		CUT(cache_max_count);
+#undef CUT
 	}
 	if (a.kind != HMR_DOMAIN_SOFTWARE && a.kind != HMR_DOMAIN_VERBS)
 		return -FI_EINVAL;
