@@ -166,10 +166,12 @@ static inline unsigned hint_ways(_Atomic uint32_t *set, uint32_t tag)
 #endif
 
 /* An entry of the hint set of start's page, if one is the hit: the
- * set's line and the record's, never the entry's. */
+ * set's line and the record's, never the entry's.  Else *skip says
+ * whether the set held every order-0 entry the lfht could find (see
+ * struct cache_hints). */
 static inline struct hmr_cache_entry *hint(struct hmr_cache *c, uint64_t start,
                                            uint64_t end, uint64_t access,
-                                           uint64_t id)
+                                           uint64_t id, uint32_t *skip)
 {
 	struct cache_hints *h =
 	        atomic_load_explicit(&c->hints, memory_order_acquire);
@@ -191,6 +193,10 @@ static inline struct hmr_cache_entry *hint(struct hmr_cache *c, uint64_t start,
 		    hmr__cache_try_ref(r, slab_ent(c, idx), access))
 			return slab_ent(c, idx);
 	}
+	*skip = !atomic_load_explicit(hint_lossy(h, hint_set(h, start)),
+	                              memory_order_relaxed) &&
+	        !atomic_load_explicit(&c->unhinted, memory_order_relaxed) &&
+	        !(atomic_load_explicit(&c->spans, memory_order_relaxed) & 1);
 	return NULL;
 }
 
@@ -198,6 +204,7 @@ int hmr__cache_get(struct hmr_cache *c, uintptr_t start, size_t len,
                    uint64_t access, uint64_t id, struct hmr_cache_entry **out)
 {
 	struct hmr_cache_entry *e;
+	uint32_t skip = 0;
 	uint64_t end;
 
 	if (!hmr__range_valid(start, len))
@@ -206,9 +213,9 @@ int hmr__cache_get(struct hmr_cache *c, uintptr_t start, size_t len,
 	if (!caching(c))
 		return hmr__cache_reg_uncached(c, start, end, access, id, out);
 	rcu_read_lock();
-	e = hint(c, start, end, access, id);
+	e = hint(c, start, end, access, id, &skip);
 	if (!e)
-		e = hmr__cache_ix_hit(c, start, end, access, id);
+		e = hmr__cache_ix_hit(c, start, end, access, id, skip);
 	tsan_release(&hmr__cache_rcu_sync);
 	rcu_read_unlock();
 	if (!e)

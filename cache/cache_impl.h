@@ -150,6 +150,14 @@ static inline struct cache_rec *rec(struct hmr_cache_entry *e)
  * removal: a slot never points at an entry out of the index once the
  * removal's grace period begins); the table is replaced when it grows,
  * the old one freed after a grace period.
+ *
+ * A set that never overflowed (its `lossy` byte, after the slots, still
+ * 0) holds every hinted entry starting in its pages: then, when every
+ * indexed entry is hinted (`unhinted` 0) and no order-0 entry crosses a
+ * page, a lookup's order-0 probe of the lfht finds nothing the set did
+ * not, and a miss skips it (an order-0 entry covering a range starts in
+ * the range's first page).  A lookup racing an insert may then miss: a
+ * miss is never wrong, it registers anew.
  */
 enum {
 	HINT_WAYS = 8,          /* Slots per set: 32 bytes. */
@@ -171,6 +179,14 @@ static inline uint64_t hint_hash(uint64_t addr)
 static inline size_t hint_set(const struct cache_hints *h, uint64_t addr)
 {
 	return HINT_WAYS * (size_t)(hint_hash(addr) >> h->shift);
+}
+
+/* The overflow bytes, one per set, after the slots. */
+static inline _Atomic uint8_t *hint_lossy(struct cache_hints *h, size_t set)
+{
+	return (_Atomic uint8_t *)(void *)&h->slot[HINT_WAYS
+	                                           << (64 - h->shift)] +
+	       set / HINT_WAYS;
 }
 
 /* What a slot holds for an entry starting at `start`: the 8 hash bits
@@ -206,6 +222,7 @@ struct hmr_cache {
 	 * written under `lock` when an order's count goes 0 <-> 1. */
 	_Atomic uint32_t orders;
 	_Atomic uint32_t spans; /* Orders with entries crossing a granule. */
+	_Atomic uint32_t unhinted; /* Indexed entries without a hint slot. */
 	bool usable;       /* max_count > 0 and the monitor (if any) started. */
 	bool check_intact; /* memhooks: hmr__monitor_intact on each get. */
 	char why[128];     /* Why not usable. */
@@ -300,9 +317,10 @@ void hmr__cache_reap(struct hmr_cache *c, size_t at_least);
 
 /* cache_index.c: the index.  Lookups inside an RCU read-side section;
  * the rest with `lock` held, inside one too. */
+/* `skip`: orders the hint table's probe already covered. */
 struct hmr_cache_entry *hmr__cache_ix_hit(struct hmr_cache *c, uint64_t start,
                                           uint64_t end, uint64_t access,
-                                          uint64_t id);
+                                          uint64_t id, uint32_t skip);
 void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e);
 void hmr__cache_ix_del(struct hmr_cache *c, struct hmr_cache_entry *e);
 /* Indexed entries with a byte in [lo, hi] (of `id` when `any_id` is

@@ -87,9 +87,10 @@ static struct hmr_cache_entry *probe_hit(struct hmr_cache *c,
 
 struct hmr_cache_entry *hmr__cache_ix_hit(struct hmr_cache *c, uint64_t start,
                                           uint64_t end, uint64_t access,
-                                          uint64_t id)
+                                          uint64_t id, uint32_t skip)
 {
-	uint32_t mask = atomic_load_explicit(&c->orders, memory_order_acquire);
+	uint32_t mask = atomic_load_explicit(&c->orders, memory_order_acquire) &
+	                ~skip;
 	uint32_t spans = atomic_load_explicit(&c->spans, memory_order_acquire);
 	struct hmr_cache_entry *e;
 	struct ix_key k;
@@ -141,12 +142,14 @@ static void ring_remove(struct hmr_cache *c, struct hmr_cache_entry *e)
 		c->hand = s->next;
 }
 
-/* Into a free way of its set, else over the way its page picks (cache
- * lock; published with release: readers then see the record's fields).
- * Entries outside the slab are found through the lfht only. */
+/* Into a free way of its set, else over the way its page picks, the set
+ * then lossy (cache lock; published with release: readers then see the
+ * record's fields).  Entries outside the slab are found through the lfht
+ * only (counted in `unhinted` by the caller). */
 static void hint_add(struct cache_hints *h, struct hmr_cache_entry *e)
 {
-	_Atomic uint32_t *set = &h->slot[hint_set(h, e->start)];
+	size_t s = hint_set(h, e->start);
+	_Atomic uint32_t *set = &h->slot[s];
 	unsigned w;
 
 	if (est(e)->idx > HINT_IDX_MAX) /* SLAB_NONE too. */
@@ -154,8 +157,11 @@ static void hint_add(struct cache_hints *h, struct hmr_cache_entry *e)
 	for (w = 0; w < HINT_WAYS; w++)
 		if (!atomic_load_explicit(&set[w], memory_order_relaxed))
 			break;
-	if (w == HINT_WAYS)
+	if (w == HINT_WAYS) {
 		w = (unsigned)(e->start >> 12) % HINT_WAYS;
+		atomic_store_explicit(hint_lossy(h, s), 1,
+		                      memory_order_relaxed);
+	}
 	atomic_store_explicit(&set[w], hint_val(h, e->start, est(e)->idx),
 	                      memory_order_release);
 }
@@ -190,6 +196,10 @@ void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 	if (!c->order_count[order]++)
 		atomic_fetch_or_explicit(&c->orders, 1U << order,
 		                         memory_order_release);
+	if (est(e)->idx > HINT_IDX_MAX) /* Before it can be found. */
+		atomic_store_explicit(&c->unhinted,
+		                      atomic_load(&c->unhinted) + 1,
+		                      memory_order_release);
 	atomic_store_explicit(&c->entries, atomic_load(&c->entries) + 1,
 	                      memory_order_relaxed);
 	atomic_store_explicit(&c->bytes,
@@ -212,6 +222,10 @@ void hmr__cache_ix_del(struct hmr_cache *c, struct hmr_cache_entry *e)
 		if (atomic_load_explicit(&set[w], memory_order_relaxed) == v)
 			atomic_store_explicit(&set[w], 0, memory_order_relaxed);
 	cds_lfht_del(c->ht, &ent(e)->node);
+	if (est(e)->idx > HINT_IDX_MAX)
+		atomic_store_explicit(&c->unhinted,
+		                      atomic_load(&c->unhinted) - 1,
+		                      memory_order_relaxed);
 	ring_remove(c, e);
 	count_span(c, e, order, -1);
 	if (!--c->order_count[order])
@@ -364,9 +378,10 @@ size_t hmr__cache_ix_idle(struct hmr_cache *c)
 
 struct cache_hints *hmr__cache_hints_new(unsigned shift)
 {
+	/* The slots, then a lossy byte per set. */
 	struct cache_hints *h = hmr__aligned_calloc(
-	        64,
-	        sizeof(*h) + (HINT_WAYS * sizeof(h->slot[0]) << (64 - shift)));
+	        64, sizeof(*h) + ((HINT_WAYS * sizeof(h->slot[0]) + 1)
+	                          << (64 - shift)));
 
 	if (h)
 		h->shift = shift;

@@ -2,7 +2,6 @@
 /* cache_slab.c: the cache's entries and their hit records, by index. */
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/alloc.h"
 #include "cache/cache_impl.h"
@@ -94,8 +93,6 @@ static struct hmr_cache_entry *slab_new(struct hmr_cache *c, bool *full)
 	uint32_t k =
 	        atomic_exchange_explicit(&s->keep, 0, memory_order_relaxed);
 	struct hmr_cache_entry *e, *mate;
-	struct cache_rec *r;
-	uint32_t idx;
 
 	if (k) {
 		e = slab_ent(c, k - 1);
@@ -110,11 +107,6 @@ static struct hmr_cache_entry *slab_new(struct hmr_cache *c, bool *full)
 		if (k) /* Another thread of a shared slot kept one meanwhile. */
 			hmr__cache_free_entry(c, slab_ent(c, k - 1));
 	}
-	r = est(e)->rec;
-	idx = est(e)->idx;
-	memset(ent(e), 0, sizeof(struct cache_ent));
-	est(e)->rec = r;
-	est(e)->idx = idx;
 	return e;
 }
 
@@ -140,7 +132,7 @@ struct hmr_cache_entry *hmr__cache_new_entry(struct hmr_cache *c,
                                              uint64_t access, uint64_t id)
 {
 	struct hmr_cache_entry *e = NULL;
-	struct cache_est s;
+	struct cache_est *s;
 	bool full = false;
 
 	/* A fork child leaves spare_lock alone: a parent thread may have
@@ -151,10 +143,17 @@ struct hmr_cache_entry *hmr__cache_new_entry(struct hmr_cache *c,
 		e = lone_new();
 	if (!e)
 		return NULL;
-	s = *est(e); /* The slab's or the allocation's ties kept. */
-	*e = (struct hmr_cache_entry){
-	        .start = start, .end = end, .access = access, .id = id};
-	*est(e) = s;
+	/* Field by field, not a memset of the whole: the slab's or the
+	 * allocation's ties (rec, idx, raw, EF_LONE) kept. */
+	ent(e)->node = (struct cds_lfht_node){0};
+	e->start = start;
+	e->end = end;
+	e->access = access;
+	e->id = id;
+	e->handle = NULL;
+	s = est(e);
+	s->prev = s->next = s->link = NULL;
+	s->flags &= EF_LONE;
 	return e;
 }
 
