@@ -184,8 +184,8 @@ static inline size_t hint_set(const struct cache_hints *h, uint64_t addr)
 /* The overflow bytes, one per set, after the slots. */
 static inline _Atomic uint8_t *hint_lossy(struct cache_hints *h, size_t set)
 {
-	return (_Atomic uint8_t *)(void *)&h->slot[HINT_WAYS
-	                                           << (64 - h->shift)] +
+	return (_Atomic uint8_t *)(void *)&h
+	               ->slot[HINT_WAYS << (64 - h->shift)] +
 	       set / HINT_WAYS;
 }
 
@@ -221,7 +221,7 @@ struct hmr_cache {
 	/* Orders holding entries (bit per order): read by every lookup,
 	 * written under `lock` when an order's count goes 0 <-> 1. */
 	_Atomic uint32_t orders;
-	_Atomic uint32_t spans; /* Orders with entries crossing a granule. */
+	_Atomic uint32_t spans;    /* Orders with entries crossing a granule. */
 	_Atomic uint32_t unhinted; /* Indexed entries without a hint slot. */
 	bool usable;       /* max_count > 0 and the monitor (if any) started. */
 	bool check_intact; /* memhooks: hmr__monitor_intact on each get. */

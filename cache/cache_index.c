@@ -89,8 +89,8 @@ struct hmr_cache_entry *hmr__cache_ix_hit(struct hmr_cache *c, uint64_t start,
                                           uint64_t end, uint64_t access,
                                           uint64_t id, uint32_t skip)
 {
-	uint32_t mask = atomic_load_explicit(&c->orders, memory_order_acquire) &
-	                ~skip;
+	uint32_t mask =
+	        atomic_load_explicit(&c->orders, memory_order_acquire) & ~skip;
 	uint32_t spans = atomic_load_explicit(&c->spans, memory_order_acquire);
 	struct hmr_cache_entry *e;
 	struct ix_key k;
