@@ -62,7 +62,8 @@ int hmr__cache_open(const struct hmr_cache_attr *attr, struct hmr_cache **out)
 	if (!c->hints)
 		goto err_free;
 	/* No CDS_LFHT_AUTO_RESIZE: see hmr__cache_ix_grow. */
-	c->ht = cds_lfht_new(c->ht_size, c->ht_size, 0, 0, NULL);
+	c->ht = cds_lfht_new_flavor(c->ht_size, c->ht_size, 0, 0,
+	                            hmr__cache_rcu_flavor(), NULL);
 	if (!c->ht)
 		goto err_free_hints;
 	pthread_mutex_init(&c->lock, NULL);
@@ -116,7 +117,8 @@ bool hmr__cache_active(struct hmr_cache *c, char *why, size_t why_len)
 static bool caching(struct hmr_cache *c)
 {
 	return c->usable && !hmr__cache_child() &&
-	       (!c->check_intact || hmr__monitor_intact());
+	       (!c->check_intact || hmr__monitor_intact_quick() ||
+	        hmr__monitor_intact());
 }
 
 struct cache_hit_slot *hmr__cache_slot(struct hmr_cache *c)
@@ -212,12 +214,15 @@ int hmr__cache_get(struct hmr_cache *c, uintptr_t start, size_t len,
 	hmr__range_end(start, len, &end);
 	if (!caching(c))
 		return hmr__cache_reg_uncached(c, start, end, access, id, out);
-	rcu_read_lock();
+	hmr__cache_read_lock();
 	e = hint(c, start, end, access, id, &skip);
 	if (!e)
 		e = hmr__cache_ix_hit(c, start, end, access, id, skip);
 	tsan_release(&hmr__cache_rcu_sync);
 	rcu_read_unlock();
+	/* A miss checks every patch (a hit checked munmap's only). */
+	if (!e && c->check_intact && !hmr__monitor_intact())
+		return hmr__cache_reg_uncached(c, start, end, access, id, out);
 	if (!e)
 		return hmr__cache_miss(c, start, end, access, id, out);
 	hmr__cache_count(&hmr__cache_slot(c)->hits);
@@ -237,7 +242,7 @@ void hmr__cache_put(struct hmr_cache *c, struct hmr_cache_entry *e)
 	if (!(r & REFS_DEAD)) { /* Idle now, still indexed. */
 		if (!hmr__cache_over(c) || hmr__cache_child())
 			return;
-		rcu_read_lock();
+		hmr__cache_read_lock();
 		pthread_mutex_lock(&c->lock);
 		idle = hmr__cache_ix_evict(c, NULL);
 		pthread_mutex_unlock(&c->lock);
@@ -316,7 +321,7 @@ void hmr__cache_flush(struct hmr_cache *c)
 
 	if (hmr__cache_child())
 		return;
-	rcu_read_lock();
+	hmr__cache_read_lock();
 	pthread_mutex_lock(&c->lock);
 	idle = hmr__cache_ix_flush(c);
 	pthread_mutex_unlock(&c->lock);

@@ -416,6 +416,21 @@ int hmr__cache_reg_uncached(struct hmr_cache *c, uint64_t start, uint64_t end,
 void hmr__cache_inval(struct hmr_cache *c, uint64_t lo, uint64_t hi,
                       bool defer);
 void hmr__cache_sub_init(struct hmr_cache *c);
+
+/* cache_rcu.c: every read lock of the cache (see there why), the flavour
+ * its hash table is made with, and whether this thread is inside its
+ * first read lock (an event then comes from liburcu's own registry). */
+extern __thread bool hmr__cache_rcu_registered;
+void hmr__cache_read_lock_first(void);
+static inline void hmr__cache_read_lock(void)
+{
+	if (__builtin_expect(hmr__cache_rcu_registered, 1))
+		rcu_read_lock();
+	else
+		hmr__cache_read_lock_first();
+}
+const struct rcu_flavor_struct *hmr__cache_rcu_flavor(void);
+bool hmr__cache_rcu_registering(void);
 /* Whether a miss that read inval_seq `seq0` raced an invalidation of
  * [lo, hi] (cache lock held). */
 bool hmr__cache_raced(struct hmr_cache *c, uint64_t seq0, uint64_t lo,

@@ -73,7 +73,7 @@ void hmr__cache_inval(struct hmr_cache *c, uint64_t lo, uint64_t hi, bool defer)
 	 * (a miss counts itself in `inflight` before reading inval_seq). */
 	if (!atomic_load(&c->entries) && !atomic_load(&c->inflight))
 		return;
-	rcu_read_lock();
+	hmr__cache_read_lock();
 	pthread_mutex_lock(&c->lock);
 	record(c, lo, hi);
 	if (c->hand) {
@@ -111,6 +111,9 @@ static void on_unmapped(struct hmr_monitor_sub *sub, uintptr_t start,
 	uint64_t end;
 
 	if (hmr__cache_child() || !hmr__range_end(start, len, &end) || !len)
+		return;
+	/* liburcu registering this thread: its own registry's memory. */
+	if (hmr__cache_rcu_registering())
 		return;
 	hmr__cache_inval(c, start, end - 1, nested);
 }

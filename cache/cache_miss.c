@@ -58,7 +58,7 @@ static void merge_extent(struct hmr_cache *c, struct hmr_cache_entry *e)
 	uint64_t lo, hi;
 
 	neighbours(e->start, e->end, &lo, &hi);
-	rcu_read_lock();
+	hmr__cache_read_lock();
 	pthread_mutex_lock(&c->lock);
 	for (l = hmr__cache_ix_scan(c, lo, hi, false, e->id); l;
 	     l = est(l)->link) {
@@ -142,7 +142,7 @@ int hmr__cache_miss(struct hmr_cache *c, uint64_t start, uint64_t end,
 	 * used again. */
 	atomic_store_explicit(&rec(e)->refs, hmr__cache_refs(e->access, 1),
 	                      memory_order_relaxed);
-	rcu_read_lock();
+	hmr__cache_read_lock();
 	pthread_mutex_lock(&c->lock);
 	if (cached && hmr__cache_raced(c, seq0, e->start, e->end - 1))
 		cached = false;

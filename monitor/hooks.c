@@ -75,6 +75,17 @@ static atomic_uintptr_t page_mask;
 /* Serialises installing and re-chaining. */
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool installed, overwritten;
+/* munmap's patch word and our value in it, for hmr__monitor_intact_quick
+ * (monitor.h); set under patch_lock once a patch is in place. */
+const uint64_t *_Atomic hmr__monitor_quick_word;
+_Atomic uint64_t hmr__monitor_quick_value;
+atomic_bool hmr__monitor_damaged;
+
+static void publish_quick(void)
+{
+	atomic_store(&hmr__monitor_quick_value, patches[H_MUNMAP].mine);
+	atomic_store(&hmr__monitor_quick_word, patches[H_MUNMAP].word);
+}
 
 /* The pages [start, start + len) touches: what the kernel acts on. */
 static void event(uintptr_t start, size_t len)
@@ -329,6 +340,8 @@ int hmr__monitor_hooks_start(char *why, size_t why_len)
 	rc = hmr__patch_apply(patches, H_COUNT, why, why_len);
 	if (!rc)
 		atomic_store(&installed, true);
+	if (!rc)
+		publish_quick();
 out:
 	pthread_mutex_unlock(&patch_lock);
 	return rc;
@@ -366,6 +379,8 @@ static bool repair(void)
 			ok = false;
 		}
 	}
+	if (ok)
+		publish_quick();
 	pthread_mutex_unlock(&patch_lock);
 	if (ok)
 		hmr__monitor_notify(0, UINTPTR_MAX);
@@ -385,10 +400,12 @@ bool hmr__monitor_hooks_intact(void)
 		return !atomic_load_explicit(&overwritten,
 		                             memory_order_acquire);
 	/* One thread repairs; the others answer false meanwhile. */
+	atomic_store(&hmr__monitor_damaged, true);
 	if (atomic_exchange(&overwritten, true))
 		return false;
 	if (!repair())
 		return false; /* Stays overwritten: caches stop caching. */
 	atomic_store_explicit(&overwritten, false, memory_order_release);
+	atomic_store(&hmr__monitor_damaged, false);
 	return true;
 }

@@ -3,6 +3,7 @@
 #ifndef HMR_MONITOR_MONITOR_H
 #define HMR_MONITOR_MONITOR_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -112,6 +113,26 @@ void hmr__monitor_notify(uintptr_t start, size_t len);
 /* memhooks: false once another library overwrote one of our patches (the
  * caches stop caching and say so).  Cheap: compares a few bytes. */
 bool hmr__monitor_intact(void);
+
+/* The cheap form of hmr__monitor_intact for a cache's every lookup: one
+ * load of munmap's patch word (libfabric's and UCX's hooks patch munmap
+ * with the rest) and the flag a repair raises.  True when memhooks is not
+ * the monitor.  When it answers false, call hmr__monitor_intact(), which
+ * checks every patch and repairs. */
+extern const uint64_t *_Atomic hmr__monitor_quick_word;
+extern _Atomic uint64_t hmr__monitor_quick_value;
+extern atomic_bool hmr__monitor_damaged;
+static inline bool hmr__monitor_intact_quick(void)
+{
+	const uint64_t *w = atomic_load_explicit(&hmr__monitor_quick_word,
+	                                         memory_order_acquire);
+
+	return !w || (__atomic_load_n(w, __ATOMIC_RELAXED) ==
+	                      atomic_load_explicit(&hmr__monitor_quick_value,
+	                                           memory_order_relaxed) &&
+	              !atomic_load_explicit(&hmr__monitor_damaged,
+	                                    memory_order_relaxed));
+}
 
 /* The process forked since the monitor started: true in the child (its
  * registrations are the parent's; caches must not use them). */

@@ -407,9 +407,9 @@ static int bench_threads(void)
 int bench_cache(int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	/* The import monitor unless the caller chose one: tests and this
-	 * benchmark deliver events by hand. */
-	setenv("FI_MR_CACHE_MONITOR", "import", 0);
+	/* The default monitor (memhooks: every hit checks its patch) unless
+	 * the caller chose one; with import, events come by hand. */
+	setenv("FI_MR_CACHE_MONITOR", "memhooks", 0);
 	arena = mmap(NULL, (size_t)MAX_REGIONS * STRIDE, PROT_READ | PROT_WRITE,
 	             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (arena == MAP_FAILED)
