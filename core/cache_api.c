@@ -25,23 +25,31 @@ int hmr_mr_cache_invalidate(const void *addr, size_t len)
 	return 0;
 }
 
+/* The cache of an open domain: -FI_EBADF closed, -FI_EINVAL not a
+ * domain, -FI_ENOSYS a domain without one (software domains). */
+static int cache_of(struct fid_domain *domain, struct hmr_cache **cache)
+{
+	int ret = hmr__domain_usable(domain);
+
+	if (ret)
+		return ret;
+	*cache = hmr__domain(&domain->fid)->cache;
+	return *cache ? 0 : -FI_ENOSYS;
+}
+
 int hmr_mr_cache_flush(struct fid_domain *domain)
 {
-	struct hmr_domain *d;
+	struct hmr_cache *c;
 	int ret;
 
 	if (!domain) {
 		hmr__cache_flush_all();
 		return 0;
 	}
-	ret = hmr__domain_usable(domain);
-	if (ret)
-		return ret;
-	d = hmr__domain(&domain->fid);
-	if (!d->cache)
-		return -FI_ENOSYS;
-	hmr__cache_flush(d->cache);
-	return 0;
+	ret = cache_of(domain, &c);
+	if (!ret)
+		hmr__cache_flush(c);
+	return ret;
 }
 
 int hmr_mr_cache_stats(struct fid_domain *domain,
@@ -49,18 +57,15 @@ int hmr_mr_cache_stats(struct fid_domain *domain,
 {
 	struct hmr_mr_cache_stats out = HMR_MR_CACHE_STATS_INIT;
 	struct hmr_cache_stats st;
-	struct hmr_domain *d;
+	struct hmr_cache *c;
 	int ret;
 
 	if (!stats || stats->size < offsetof(struct hmr_mr_cache_stats, why))
 		return -FI_EINVAL;
-	ret = hmr__domain_usable(domain);
+	ret = cache_of(domain, &c);
 	if (ret)
 		return ret;
-	d = hmr__domain(&domain->fid);
-	if (!d->cache)
-		return -FI_ENOSYS;
-	hmr__cache_stats(d->cache, &st);
+	hmr__cache_stats(c, &st);
 	out.hits = st.hits;
 	out.misses = st.misses;
 	out.evictions = st.evictions;
@@ -70,7 +75,7 @@ int hmr_mr_cache_stats(struct fid_domain *domain,
 	out.entries = st.entries;
 	out.idle = st.idle;
 	out.bytes = st.bytes;
-	out.active = hmr__cache_active(d->cache, out.why, sizeof(out.why));
+	out.active = hmr__cache_active(c, out.why, sizeof(out.why));
 	snprintf(out.monitor, sizeof(out.monitor), "%s",
 	         hmr__monitor_kind_name(hmr__monitor_kind()));
 	memcpy(stats, &out,
