@@ -6,6 +6,25 @@
 #include "cache_fake.h"
 #include "harness.h"
 
+/* Sanitizers replace malloc with an allocator that unmaps by system call:
+ * "free of a large malloc" goes through glibc's own allocator there. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BIG_LIBC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define BIG_LIBC 1
+#endif
+#endif
+#ifdef BIG_LIBC
+void *__libc_malloc(size_t len);
+void __libc_free(void *p);
+#define big_malloc __libc_malloc
+#define big_free   __libc_free
+#else
+#define big_malloc malloc
+#define big_free   free
+#endif
+
 /*
  * With memhooks (the default monitor) a real munmap, a free of a large
  * malloc and madvise(DONTNEED) drop the idle registration of that memory
@@ -66,12 +85,12 @@ HMR_TEST(cache_memhooks_free_and_madvise_drop_registrations)
 	struct fake f;
 	struct hmr_cache *c = hooked(&f);
 	size_t big = 8 << 20; /* Past malloc's mmap threshold. */
-	char *m = malloc(big), *p;
+	char *m = big_malloc(big), *p;
 	struct fake_reg *r;
 
 	ASSERT_TRUE(m != NULL);
 	r = touch(c, m, 4096);
-	free(m); /* libc unmaps it from inside free. */
+	big_free(m); /* libc unmaps it from inside free. */
 	ASSERT_TRUE(!fake_live(r));
 	p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
 	         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
