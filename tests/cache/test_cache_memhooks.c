@@ -5,25 +5,7 @@
 
 #include "cache_fake.h"
 #include "harness.h"
-
-/* Sanitizers replace malloc with an allocator that unmaps by system call:
- * "free of a large malloc" goes through glibc's own allocator there. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define BIG_LIBC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define BIG_LIBC 1
-#endif
-#endif
-#ifdef BIG_LIBC
-void *__libc_malloc(size_t len);
-void __libc_free(void *p);
-#define big_malloc __libc_malloc
-#define big_free   __libc_free
-#else
-#define big_malloc malloc
-#define big_free   free
-#endif
+#include "libc_malloc.h"
 
 /*
  * With memhooks (the default monitor) a real munmap, a free of a large

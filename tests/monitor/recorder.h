@@ -17,16 +17,6 @@
 #include "harness.h"
 #include "monitor/monitor.h"
 
-/* Sanitizer builds replace malloc, so "free of a large malloc" goes
- * through glibc's own allocator there (__libc_malloc). */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define REC_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define REC_SANITIZED 1
-#endif
-#endif
-
 enum { REC_MAX = 1 << 16 };
 
 /* len is stored last (release): an entry with len 0 is not there yet. */

@@ -6,17 +6,8 @@
 #include <sys/wait.h>
 
 #include "monitor/monitor_impl.h"
+#include "libc_malloc.h"
 #include "recorder.h"
-
-#ifdef REC_SANITIZED
-void *__libc_malloc(size_t len);
-void __libc_free(void *p);
-#define big_malloc __libc_malloc
-#define big_free   __libc_free
-#else
-#define big_malloc malloc
-#define big_free   free
-#endif
 
 static void start_hooks(void)
 {

@@ -5,17 +5,8 @@
 #include <ucm/api/ucm.h>
 
 #include "monitor/monitor_impl.h"
+#include "libc_malloc.h"
 #include "recorder.h"
-
-#ifdef REC_SANITIZED
-void *__libc_malloc(size_t len);
-void __libc_free(void *p);
-#define big_malloc __libc_malloc
-#define big_free   __libc_free
-#else
-#define big_malloc malloc
-#define big_free   free
-#endif
 
 /*
  * UCX's libucm patches libc's munmap, madvise, mmap, mremap, brk, sbrk
