@@ -197,7 +197,6 @@ static inline struct hmr_cache_entry *hint(struct hmr_cache *c, uint64_t start,
 	}
 	*skip = !atomic_load_explicit(hint_lossy(h, hint_set(h, start)),
 	                              memory_order_relaxed) &&
-	        !atomic_load_explicit(&c->unhinted, memory_order_relaxed) &&
 	        !(atomic_load_explicit(&c->spans, memory_order_relaxed) & 1);
 	return NULL;
 }

@@ -119,7 +119,11 @@ struct __attribute__((may_alias)) cache_est {
 	struct cache_rec *rec; /* Its hit record. */
 	void *raw;             /* EF_LONE: what hmr__calloc returned. */
 	uint32_t idx;          /* In the slab, or SLAB_NONE. */
-	uint32_t flags;
+	uint16_t flags;
+	/* In the lfht (else in the hint table only): read and written
+	 * under the cache lock only (a table growth may set it on an
+	 * entry in use; the flags above are read without the lock). */
+	bool in_lfht;
 };
 _Static_assert(sizeof(struct cache_est) <=
                        sizeof(((struct hmr_cache_entry *)0)->priv),
@@ -151,12 +155,19 @@ static inline struct cache_rec *rec(struct hmr_cache_entry *e)
  * removal's grace period begins); the table is replaced when it grows,
  * the old one freed after a grace period.
  *
- * A set that never overflowed (its `lossy` byte, after the slots, still
- * 0) holds every hinted entry starting in its pages: then, when every
- * indexed entry is hinted (`unhinted` 0) and no order-0 entry crosses a
- * page, a lookup's order-0 probe of the lfht finds nothing the set did
- * not, and a miss skips it (an order-0 entry covering a range starts in
- * the range's first page).  A lookup racing an insert may then miss: a
+ * Order-0 entries (at most 4 KiB) are found through this table alone
+ * when their set has a free way: they never enter the lfht, so their
+ * insert, removal and invalidation cost no lfht add, lookup or delete.
+ * One whose set is full (or that cannot be hinted: outside the slab, or
+ * past index 2^24 - 2) goes to the lfht instead (EF_LFHT), and its set's
+ * `lossy` byte (after the slots) is set: the set's pages may then have
+ * order-0 entries in the lfht.  A slot is never overwritten.  Entries of
+ * higher orders are always in the lfht, and hinted when a way is free
+ * (for the fast hit only).  So a lookup's order-0 candidates for a page
+ * are its set's slots, plus the lfht when the set is lossy; when no
+ * order-0 entry crosses a page (`spans`), an order-0 entry covering a
+ * range starts in the range's first page, and a miss on a set that is
+ * not lossy skips the lfht.  A lookup racing an insert may then miss: a
  * miss is never wrong, it registers anew.
  */
 enum {
@@ -221,8 +232,7 @@ struct hmr_cache {
 	/* Orders holding entries (bit per order): read by every lookup,
 	 * written under `lock` when an order's count goes 0 <-> 1. */
 	_Atomic uint32_t orders;
-	_Atomic uint32_t spans;    /* Orders with entries crossing a granule. */
-	_Atomic uint32_t unhinted; /* Indexed entries without a hint slot. */
+	_Atomic uint32_t spans; /* Orders with entries crossing a granule. */
 	bool usable;       /* max_count > 0 and the monitor (if any) started. */
 	bool check_intact; /* memhooks: hmr__monitor_intact on each get. */
 	char why[128];     /* Why not usable. */

@@ -85,6 +85,44 @@ static struct hmr_cache_entry *probe_hit(struct hmr_cache *c,
 	return NULL;
 }
 
+/* Order-0 entries starting in page `pg` that the hint set of the page
+ * holds (the start page's set was read by the caller's fast path; this
+ * serves the page before, when some order-0 entry crosses a page). */
+static struct hmr_cache_entry *hint_hit(struct hmr_cache *c, uint64_t pg,
+                                        uint64_t start, uint64_t end,
+                                        uint64_t access, uint64_t id)
+{
+	struct cache_hints *h =
+	        atomic_load_explicit(&c->hints, memory_order_acquire);
+	_Atomic uint32_t *set = &h->slot[hint_set(h, pg << 12)];
+	struct cache_rec *r;
+	uint32_t v, idx;
+	unsigned w;
+
+	for (w = 0; w < HINT_WAYS; w++) {
+		v = atomic_load_explicit(&set[w], memory_order_acquire);
+		if (!v)
+			continue;
+		idx = (v & 0xffffff) - 1;
+		r = slab_rec(c, idx);
+		if (r->start >> 12 == pg && r->start <= start &&
+		    end <= r->end && r->id == id &&
+		    hmr__cache_try_ref(r, slab_ent(c, idx), access))
+			return slab_ent(c, idx);
+	}
+	return NULL;
+}
+
+/* Whether order-0 entries of `pg`'s set may be in the lfht. */
+static bool hint_set_lossy(struct hmr_cache *c, uint64_t pg)
+{
+	struct cache_hints *h =
+	        atomic_load_explicit(&c->hints, memory_order_acquire);
+
+	return atomic_load_explicit(hint_lossy(h, hint_set(h, pg << 12)),
+	                            memory_order_relaxed);
+}
+
 struct hmr_cache_entry *hmr__cache_ix_hit(struct hmr_cache *c, uint64_t start,
                                           uint64_t end, uint64_t access,
                                           uint64_t id, uint32_t skip)
@@ -99,12 +137,23 @@ struct hmr_cache_entry *hmr__cache_ix_hit(struct hmr_cache *c, uint64_t start,
 		k.order = (unsigned)__builtin_ctz(mask);
 		mask &= mask - 1;
 		k.gran = granule(start, k.order);
-		e = probe_hit(c, &k, start, end, access, id);
-		if (e)
-			return e;
+		/* Order 0: start's set was read by the fast path; the lfht
+		 * holds its order-0 entries only when the set is lossy. */
+		if (k.order || hint_set_lossy(c, k.gran)) {
+			e = probe_hit(c, &k, start, end, access, id);
+			if (e)
+				return e;
+		}
 		/* The granule before only if some entry crosses one. */
 		if (!(spans & 1U << k.order) || !k.gran--)
 			continue;
+		if (!k.order) {
+			e = hint_hit(c, k.gran, start, end, access, id);
+			if (e)
+				return e;
+			if (!hint_set_lossy(c, k.gran))
+				continue;
+		}
 		e = probe_hit(c, &k, start, end, access, id);
 		if (e)
 			return e;
@@ -142,28 +191,61 @@ static void ring_remove(struct hmr_cache *c, struct hmr_cache_entry *e)
 		c->hand = s->next;
 }
 
-/* Into a free way of its set, else over the way its page picks, the set
- * then lossy (cache lock; published with release: readers then see the
- * record's fields).  Entries outside the slab are found through the lfht
- * only (counted in `unhinted` by the caller). */
-static void hint_add(struct cache_hints *h, struct hmr_cache_entry *e)
+/* Into a free way of its set (cache lock; published with release:
+ * readers then see the record's fields); false when the set is full or
+ * the entry cannot be hinted (outside the slab, or past HINT_IDX_MAX).
+ * A slot is never overwritten: an order-0 entry without one goes to the
+ * lfht and makes its set lossy (hint_or_lfht). */
+static bool hint_add(struct cache_hints *h, struct hmr_cache_entry *e)
 {
-	size_t s = hint_set(h, e->start);
-	_Atomic uint32_t *set = &h->slot[s];
+	_Atomic uint32_t *set = &h->slot[hint_set(h, e->start)];
 	unsigned w;
 
 	if (est(e)->idx > HINT_IDX_MAX) /* SLAB_NONE too. */
-		return;
+		return false;
 	for (w = 0; w < HINT_WAYS; w++)
 		if (!atomic_load_explicit(&set[w], memory_order_relaxed))
 			break;
-	if (w == HINT_WAYS) {
-		w = (unsigned)(e->start >> 12) % HINT_WAYS;
-		atomic_store_explicit(hint_lossy(h, s), 1,
-		                      memory_order_relaxed);
-	}
+	if (w == HINT_WAYS)
+		return false;
 	atomic_store_explicit(&set[w], hint_val(h, e->start, est(e)->idx),
 	                      memory_order_release);
+	return true;
+}
+
+static void lfht_add(struct hmr_cache *c, struct hmr_cache_entry *e,
+                     unsigned order)
+{
+	est(e)->in_lfht = true;
+	tsan_release(ent(e)); /* Readers find it through the lfht. */
+	cds_lfht_add(c->ht, key_hash(granule(e->start, order), order),
+	             &ent(e)->node);
+}
+
+/* An entry into table h: an order-0 entry in a way of its set, else in
+ * the lfht with its set made lossy (before: a lookup that finds no slot
+ * then probes the lfht); higher orders in the lfht (unless already
+ * there), hinted when a way is free. */
+static void hint_or_lfht(struct hmr_cache *c, struct cache_hints *h,
+                         struct hmr_cache_entry *e, unsigned order)
+{
+	if (order) {
+		if (!est(e)->in_lfht)
+			lfht_add(c, e, order);
+		hint_add(h, e);
+		return;
+	}
+	if (est(e)->in_lfht) { /* A table growth: it stays in the lfht. */
+		atomic_store_explicit(hint_lossy(h, hint_set(h, e->start)), 1,
+		                      memory_order_relaxed);
+		hint_add(h, e);
+		return;
+	}
+	if (hint_add(h, e))
+		return;
+	atomic_store_explicit(hint_lossy(h, hint_set(h, e->start)), 1,
+	                      memory_order_release);
+	lfht_add(c, e, order);
 }
 
 /* Entries crossing into the next granule, per order: lookups probe the
@@ -183,7 +265,6 @@ static void count_span(struct hmr_cache *c, struct hmr_cache_entry *e,
 
 void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 {
-	struct cache_hints *h = atomic_load(&c->hints);
 	unsigned order = order_of(e->end - e->start);
 
 	est(e)->flags |= EF_PUBLISHED;
@@ -191,24 +272,18 @@ void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 	rec(e)->end = e->end;
 	rec(e)->id = e->id;
 	cds_lfht_node_init(&ent(e)->node);
+	est(e)->in_lfht = false;
 	ring_insert(c, e);
 	count_span(c, e, order, 1);
 	if (!c->order_count[order]++)
 		atomic_fetch_or_explicit(&c->orders, 1U << order,
 		                         memory_order_release);
-	if (est(e)->idx > HINT_IDX_MAX) /* Before it can be found. */
-		atomic_store_explicit(&c->unhinted,
-		                      atomic_load(&c->unhinted) + 1,
-		                      memory_order_release);
 	atomic_store_explicit(&c->entries, atomic_load(&c->entries) + 1,
 	                      memory_order_relaxed);
 	atomic_store_explicit(&c->bytes,
 	                      atomic_load(&c->bytes) + (e->end - e->start),
 	                      memory_order_relaxed);
-	tsan_release(ent(e)); /* Readers find it through the lfht. */
-	cds_lfht_add(c->ht, key_hash(granule(e->start, order), order),
-	             &ent(e)->node);
-	hint_add(h, e);
+	hint_or_lfht(c, atomic_load(&c->hints), e, order);
 }
 
 void hmr__cache_ix_del(struct hmr_cache *c, struct hmr_cache_entry *e)
@@ -221,11 +296,9 @@ void hmr__cache_ix_del(struct hmr_cache *c, struct hmr_cache_entry *e)
 	for (w = 0; est(e)->idx <= HINT_IDX_MAX && w < HINT_WAYS; w++)
 		if (atomic_load_explicit(&set[w], memory_order_relaxed) == v)
 			atomic_store_explicit(&set[w], 0, memory_order_relaxed);
-	cds_lfht_del(c->ht, &ent(e)->node);
-	if (est(e)->idx > HINT_IDX_MAX)
-		atomic_store_explicit(&c->unhinted,
-		                      atomic_load(&c->unhinted) - 1,
-		                      memory_order_relaxed);
+	if (est(e)->in_lfht)
+		cds_lfht_del(c->ht, &ent(e)->node);
+	est(e)->in_lfht = false;
 	ring_remove(c, e);
 	count_span(c, e, order, -1);
 	if (!--c->order_count[order])
@@ -244,6 +317,57 @@ static bool wanted(struct hmr_cache_entry *e, uint64_t lo, uint64_t hi,
 	return e->start <= hi && e->end - 1 >= lo && (any_id || e->id == id);
 }
 
+static void collect(struct hmr_cache_entry *e, uint64_t lo, uint64_t hi,
+                    bool any_id, uint64_t id, struct hmr_cache_entry **list)
+{
+	if (wanted(e, lo, hi, any_id, id)) {
+		est(e)->link = *list;
+		*list = e;
+	}
+}
+
+/* Granule g of one order through the lfht. */
+static void probe_lfht(struct hmr_cache *c, unsigned order, uint64_t g,
+                       uint64_t lo, uint64_t hi, bool any_id, uint64_t id,
+                       struct hmr_cache_entry **list)
+{
+	struct ix_key k = {.gran = g, .order = order};
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *n;
+
+	cds_lfht_lookup(c->ht, key_hash(g, order), match, &k, &it);
+	for (n = cds_lfht_iter_get_node(&it); n;
+	     cds_lfht_next_duplicate(c->ht, match, &k, &it),
+	    n = cds_lfht_iter_get_node(&it))
+		collect(&((struct cache_ent *)n)->e, lo, hi, any_id, id, list);
+}
+
+/* Page pg's order-0 entries: those of its hint set not in the lfht that
+ * start in it (a set holds other pages' entries too, and entries of
+ * higher orders, all in the lfht), then the lfht's when the set is
+ * lossy.  Each entry once. */
+static void probe_page(struct hmr_cache *c, uint64_t pg, uint64_t lo,
+                       uint64_t hi, bool any_id, uint64_t id,
+                       struct hmr_cache_entry **list)
+{
+	struct cache_hints *h = atomic_load(&c->hints);
+	size_t s = hint_set(h, pg << 12);
+	struct hmr_cache_entry *e;
+	uint32_t v;
+	unsigned w;
+
+	for (w = 0; w < HINT_WAYS; w++) {
+		v = atomic_load_explicit(&h->slot[s + w], memory_order_relaxed);
+		if (!v)
+			continue;
+		e = slab_ent(c, (v & 0xffffff) - 1);
+		if (!est(e)->in_lfht && e->start >> 12 == pg)
+			collect(e, lo, hi, any_id, id, list);
+	}
+	if (atomic_load_explicit(hint_lossy(h, s), memory_order_relaxed))
+		probe_lfht(c, 0, pg, lo, hi, any_id, id, list);
+}
+
 /* The granules [g0 - 1, g1] of one order probed (an entry starting in
  * the granule before lo's may reach it); false when walking the ring is
  * cheaper. */
@@ -252,28 +376,16 @@ static bool probe_order(struct hmr_cache *c, unsigned order, uint64_t lo,
                         struct hmr_cache_entry **list)
 {
 	uint64_t g, g0 = granule(lo, order), g1 = granule(hi, order);
-	struct cds_lfht_iter it;
-	struct cds_lfht_node *n;
-	struct hmr_cache_entry *e;
-	struct ix_key k;
 
 	if (g1 - g0 >= 2 * (uint64_t)c->order_count[order] + 2)
 		return false;
 	if (g0 && c->span_count[order])
 		g0--;
-	k.order = order;
 	for (g = g0;; g++) {
-		k.gran = g;
-		cds_lfht_lookup(c->ht, key_hash(g, order), match, &k, &it);
-		for (n = cds_lfht_iter_get_node(&it); n;
-		     cds_lfht_next_duplicate(c->ht, match, &k, &it),
-		    n = cds_lfht_iter_get_node(&it)) {
-			e = &((struct cache_ent *)n)->e;
-			if (wanted(e, lo, hi, any_id, id)) {
-				est(e)->link = *list;
-				*list = e;
-			}
-		}
+		if (order)
+			probe_lfht(c, order, g, lo, hi, any_id, id, list);
+		else
+			probe_page(c, g, lo, hi, any_id, id, list);
 		if (g == g1)
 			break;
 	}
@@ -404,17 +516,21 @@ static void grow_hints(struct hmr_cache *c)
 	nh = hmr__cache_hints_new(h->shift - 1);
 	if (!nh)
 		return;
+	hmr__cache_read_lock(); /* An lfht add (a full set) needs it. */
 	pthread_mutex_lock(&c->lock);
 	if (atomic_load(&c->hints) != h) { /* Another miss grew it. */
 		pthread_mutex_unlock(&c->lock);
+		rcu_read_unlock();
 		free(nh);
 		return;
 	}
 	n = atomic_load(&c->entries);
 	for (e = c->hand; n--; e = est(e)->next)
-		hint_add(nh, e);
+		hint_or_lfht(c, nh, e, order_of(e->end - e->start));
 	atomic_store_explicit(&c->hints, nh, memory_order_release);
 	pthread_mutex_unlock(&c->lock);
+	tsan_release(&hmr__cache_rcu_sync);
+	rcu_read_unlock();
 	synchronize_rcu();
 	tsan_acquire(&hmr__cache_rcu_sync);
 	free(h);

@@ -90,12 +90,16 @@ void hmr__cache_inval(struct hmr_cache *c, uint64_t lo, uint64_t hi, bool defer)
 			}
 		}
 	}
+	if (n) /* Written under the lock only: no read-modify-write. */
+		atomic_store_explicit(
+		        &c->invalidations,
+		        atomic_load_explicit(&c->invalidations,
+		                             memory_order_relaxed) +
+		                n,
+		        memory_order_relaxed);
 	pthread_mutex_unlock(&c->lock);
 	tsan_release(&hmr__cache_rcu_sync);
 	rcu_read_unlock();
-	if (n)
-		atomic_fetch_add_explicit(&c->invalidations, n,
-		                          memory_order_relaxed);
 	if (defer)
 		push(&c->pending, idle);
 	else
@@ -124,8 +128,12 @@ static bool on_drain(struct hmr_monitor_sub *sub)
 	struct hmr_cache *c =
 	        (struct hmr_cache *)((char *)sub -
 	                             offsetof(struct hmr_cache, sub));
-	struct hmr_cache_entry *l = atomic_exchange(&c->pending, NULL);
+	struct hmr_cache_entry *l;
 
+	/* A load first: most events leave nothing pending. */
+	if (!atomic_load_explicit(&c->pending, memory_order_relaxed))
+		return false;
+	l = atomic_exchange(&c->pending, NULL);
 	if (!l)
 		return false;
 	hmr__cache_dereg_list(c, l);

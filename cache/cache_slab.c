@@ -154,6 +154,7 @@ struct hmr_cache_entry *hmr__cache_new_entry(struct hmr_cache *c,
 	s = est(e);
 	s->prev = s->next = s->link = NULL;
 	s->flags &= EF_LONE;
+	s->in_lfht = false;
 	return e;
 }
 
