@@ -55,8 +55,8 @@ static int map_dmabuf(struct hmr_mr *mr, const struct fi_mr_dmabuf *b)
 		hmr_warn("FI_MR_DMABUF: fd %d is not open", b->fd);
 		return -FI_EBADF;
 	}
-	/* mr_check made sure offset + len does not wrap. */
-	if (!hmr__align_up(b->offset + b->len, page, &end)) {
+	if (!hmr__range_end(b->offset, b->len, &end) ||
+	    !hmr__align_up(end, page, &end)) {
 		hmr_warn("FI_MR_DMABUF: [%#llx, +%zu) ends past the last page",
 		         (unsigned long long)b->offset, b->len);
 		return -FI_EINVAL;

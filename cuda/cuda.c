@@ -185,7 +185,8 @@ static int cuda_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
 		return -FI_EOPNOTSUPP;
 	}
 	if (!hmr__range_inside(p, len, info.base, info.size) ||
-	    !hmr__align_up(info.base + info.size, page, &end)) {
+	    !hmr__range_end(info.base, info.size, &end) ||
+	    !hmr__align_up(end, page, &end)) {
 		hmr_warn("[%p, +%zu) runs past its allocation [%#llx, +%llu): "
 		         "a dma-buf covers one allocation or VMM segment; "
 		         "register each segment separately",
@@ -253,7 +254,7 @@ static int cuda_ipc_close(void *ptr)
 	if (!hmr__cuda.cuIpcCloseMemHandle)
 		return -FI_ENOSYS;
 	/* The mapping's range is no longer this process's device memory. */
-	hmr__memtype_remove((uintptr_t)ptr, (uintptr_t)ptr + 1);
+	hmr__memtype_remove_at((uintptr_t)ptr);
 	return HMR_CU(cuIpcCloseMemHandle, (hmr_CUdeviceptr)(uintptr_t)ptr);
 }
 

@@ -61,6 +61,6 @@ int hmr__cuda_free(void *ptr)
 	if (!hmr__cuda.cuMemFree)
 		return -FI_ENOSYS;
 	/* The range is no longer this backend's memory. */
-	hmr__memtype_remove((uintptr_t)ptr, (uintptr_t)ptr + 1);
+	hmr__memtype_remove_at((uintptr_t)ptr);
 	return HMR_CU(cuMemFree, (hmr_CUdeviceptr)(uintptr_t)ptr);
 }

@@ -8,6 +8,8 @@
 
 #include <hmr/hmr.h>
 
+#include "base/range.h"
+
 /*
  * One const table per interface, indexed by enum fi_hmem_iface; the host
  * ("system") backend is one of them.  Backends fill what they support;
@@ -163,6 +165,15 @@ void hmr__memtype_insert(uintptr_t start, uintptr_t end,
                          const struct hmr_hmem_info *info);
 /* An allocation or mapping ended: forget everything in [start, end). */
 void hmr__memtype_remove(uintptr_t start, uintptr_t end);
+/* The allocation at `p` ended (its size unknown): every entry holding p
+ * forgotten.  The last byte of the address space holds no allocation. */
+static inline void hmr__memtype_remove_at(uintptr_t p)
+{
+	uint64_t end;
+
+	if (hmr__range_end(p, 1, &end))
+		hmr__memtype_remove(p, (uintptr_t)end);
+}
 
 /*
  * Host answers go through these two (the rules: memtype.c).  Take the

@@ -490,6 +490,33 @@ HMR_TEST(cuda_query_after_host_unregister_calls_driver_once)
 	free(buf);
 }
 
+/* Freeing at the ends of the address space is the driver's error, and
+ * forgets no remembered answer (the end of a one-byte range at the last
+ * byte is computed, never wrapped to 0). */
+HMR_TEST(cuda_free_at_address_space_ends_forgets_nothing)
+{
+	char *buf = aligned_alloc(4096, 1 << 16);
+	struct hmr_hmem_info info;
+	unsigned long before;
+	struct sim s;
+
+	/* Host answers are remembered under a monitor that reports unmaps. */
+	case_env("FI_MR_CACHE_MONITOR", "import");
+	s = sim_open();
+	ASSERT_OK(hmr_hmem_query(buf, 4096, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
+	before = s.calls("cuPointerGetAttributes");
+	ASSERT_OK(hmr_hmem_query(buf, 4096, &info));
+	ASSERT_EQ(s.calls("cuPointerGetAttributes") - before, 0);
+	ASSERT_NE(hmr_hmem_free(FI_HMEM_CUDA, (void *)UINTPTR_MAX), 0);
+	ASSERT_NE(hmr_hmem_free(FI_HMEM_CUDA, (void *)(UINTPTR_MAX - 4095)), 0);
+	ASSERT_NE(hmr_hmem_free(FI_HMEM_CUDA, NULL), 0);
+	ASSERT_OK(hmr_hmem_query(buf, 4096, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
+	ASSERT_EQ(s.calls("cuPointerGetAttributes") - before, 0);
+	free(buf);
+}
+
 /* A driver failure while classifying is the caller's error, not "host";
  * nothing is cached, so the next query asks again. */
 HMR_TEST(cuda_query_driver_failure_is_reported)
