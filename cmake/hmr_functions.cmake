@@ -68,6 +68,10 @@ function(hmr_add_test_file src)
   endif()
   target_link_libraries(${exe} PRIVATE ${T_LIBS})
   target_include_directories(${exe} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  # The cases are read here, at configure time: an edit of the file
+  # re-runs CMake, so a renamed or added case is never left unregistered.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+    ${CMAKE_CURRENT_SOURCE_DIR}/${src})
   file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${src} lines REGEX "^HMR_TEST\\(")
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 60)

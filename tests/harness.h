@@ -12,6 +12,7 @@
  * which CTest reports as skipped.
  */
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,5 +126,20 @@ extern struct hmr_test_case *hmr_test_cases;
 		fprintf(stderr, "no test case %s\n", argv[1]);                 \
 		return 2;                                                      \
 	}
+
+/* The process's open file descriptors (its directory's entries, "." and
+ * ".." and the directory's own fd included: compare counts, not values). */
+static inline int hmr_test_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		HMR_FAIL("opendir /proc/self/fd");
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
 
 #endif /* HMR_TESTS_HARNESS_H */

@@ -22,11 +22,16 @@ enum { MAX_PAIRS = 2000 };
 
 static const int ibv_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
                               IBV_ACCESS_REMOTE_READ;
+/* What hmr registers against each: with remote rights (never cached),
+ * and local only (what the cache serves). */
+static const uint64_t remote = FI_REMOTE_READ | FI_REMOTE_WRITE;
+static const uint64_t local = FI_SEND | FI_RECV | FI_READ | FI_WRITE;
 
-static double one_raw(struct ibv_pd *pd, void *buf, size_t len)
+/* ibv_reg_mr + ibv_dereg_mr with `access`, in us. */
+static double one_raw(struct ibv_pd *pd, void *buf, size_t len, int access)
 {
 	uint64_t t0 = bench_now_ns();
-	struct ibv_mr *mr = ibv_reg_mr(pd, buf, len, ibv_access);
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, len, access);
 
 	if (!mr || ibv_dereg_mr(mr))
 		return -1;
@@ -55,13 +60,14 @@ static double one_raw_plus_sw(struct ibv_pd *pd, struct fid_domain *sw,
 	return (double)(bench_now_ns() - t0) / 1000.0;
 }
 
-static double one_hmr(struct fid_domain *domain, void *buf, size_t len)
+/* fi_mr_reg + fi_close with `access`, in us. */
+static double one_hmr(struct fid_domain *domain, void *buf, size_t len,
+                      uint64_t access)
 {
 	uint64_t t0 = bench_now_ns();
 	struct fid_mr *mr;
 
-	if (fi_mr_reg(domain, buf, len, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0,
-	              0, &mr, NULL) ||
+	if (fi_mr_reg(domain, buf, len, access, 0, 0, 0, &mr, NULL) ||
 	    fi_close(&mr->fid))
 		return -1;
 	return (double)(bench_now_ns() - t0) / 1000.0;
@@ -85,13 +91,14 @@ static int run_size(struct ibv_pd *pd, struct fid_domain *hmr,
 		for (k = 0; k < 4; k++) {
 			switch ((r + k) % 4) {
 			case 0:
-				t->raw[r] = one_raw(pd, buf, len);
+				t->raw[r] = one_raw(pd, buf, len, ibv_access);
 				break;
 			case 1:
-				t->hmr[r] = one_hmr(hmr, buf, len);
+				t->hmr[r] = one_hmr(hmr, buf, len, remote);
 				break;
 			case 2:
-				t->lf[r] = lf ? one_hmr(lf, buf, len) : 1;
+				t->lf[r] =
+				        lf ? one_hmr(lf, buf, len, remote) : 1;
 				break;
 			case 3:
 				t->ctl[r] = one_raw_plus_sw(pd, sw, buf, len);
@@ -113,28 +120,6 @@ static int run_size(struct ibv_pd *pd, struct fid_domain *hmr,
  * rights (what the cache serves; doc/cache.md) against raw ibv_reg_mr +
  * ibv_dereg_mr with local write, interleaved one by one.
  */
-static double one_local_raw(struct ibv_pd *pd, void *buf, size_t len)
-{
-	uint64_t t0 = bench_now_ns();
-	struct ibv_mr *mr = ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
-
-	if (!mr || ibv_dereg_mr(mr))
-		return -1;
-	return (double)(bench_now_ns() - t0) / 1000.0;
-}
-
-static double one_cached(struct fid_domain *domain, void *buf, size_t len)
-{
-	uint64_t t0 = bench_now_ns();
-	struct fid_mr *mr;
-
-	if (fi_mr_reg(domain, buf, len, FI_SEND | FI_RECV | FI_READ | FI_WRITE,
-	              0, 0, 0, &mr, NULL) ||
-	    fi_close(&mr->fid))
-		return -1;
-	return (double)(bench_now_ns() - t0) / 1000.0;
-}
-
 static int run_cached(struct ibv_pd *pd, struct fid_domain *domain,
                       struct series *t)
 {
@@ -151,8 +136,9 @@ static int run_cached(struct ibv_pd *pd, struct fid_domain *domain,
 
 		memset(buf, 1, sizes[s]);
 		for (r = 0; r < pairs; r++) {
-			t->raw[r] = one_local_raw(pd, buf, sizes[s]);
-			t->hmr[r] = one_cached(domain, buf, sizes[s]);
+			t->raw[r] = one_raw(pd, buf, sizes[s],
+			                    IBV_ACCESS_LOCAL_WRITE);
+			t->hmr[r] = one_hmr(domain, buf, sizes[s], local);
 			if (t->raw[r] < 0 || t->hmr[r] < 0) {
 				free(buf);
 				return -1;

@@ -151,11 +151,11 @@ struct hmr_domain_attr {
 	 * setting decides (FI_MR_CACHE_MAX_SIZE, FI_MR_CACHE_MAX_COUNT,
 	 * FI_MR_CACHE_MERGE_REGIONS), as libfabric reads them.
 	 * HMR_DOMAIN_CACHE_OFF turns the cache off for this domain whatever
-	 * the settings say; FI_MR_CACHE_MAX_COUNT=0 does it for all.
-	 */
-	/* Past either limit, the least recently used idle registrations are
+	 * the settings say; FI_MR_CACHE_MAX_COUNT=0 does it for all.  Past
+	 * either limit, the least recently used idle registrations are
 	 * deregistered.  Both count every registration held, in use or idle,
-	 * as libfabric's cached_max_cnt and cached_max_size do. */
+	 * as libfabric's cached_max_cnt and cached_max_size do.
+	 */
 	size_t cache_max_size;  /* Bytes of registrations held. */
 	size_t cache_max_count; /* Registrations held. */
 };

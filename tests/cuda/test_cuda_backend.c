@@ -232,17 +232,6 @@ HMR_TEST(cuda_dmabuf_interior_pointer_gets_its_offset)
 	s.free(p);
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 HMR_TEST(cuda_dmabuf_10000_export_release_cycles_leak_no_fd)
 {
 	struct sim s = sim_open();
@@ -251,12 +240,12 @@ HMR_TEST(cuda_dmabuf_10000_export_release_cycles_leak_no_fd)
 	uint64_t offset;
 	int fd, i, before;
 
-	before = count_fds();
+	before = hmr_test_open_fds();
 	for (i = 0; i < 10000; i++) {
 		ASSERT_OK(hmr_hmem_dmabuf_get(ptr, 4096, 0, &fd, &offset));
 		ASSERT_OK(hmr_hmem_dmabuf_put(ptr, fd));
 	}
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	s.free(p);
 }
 

@@ -36,19 +36,6 @@ static const char *const calls[] = {
 };
 #define MAX_NTH 6
 
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* 0, or a code the step may return when the driver fails under it. */
 static void allowed(const char *step, int ret)
 {
@@ -115,14 +102,14 @@ static void child(const char *call, int nth)
 	        dlopen(getenv("HMR_CUDA_LIBRARY"), RTLD_NOW | RTLD_NOLOAD),
 	        "hmr_sim_cuda_fail");
 	char spec[128];
-	int fds = open_fds();
+	int fds = hmr_test_open_fds();
 
 	/* 999 is CUDA_ERROR_UNKNOWN: a failure hmr cannot expect. */
 	snprintf(spec, sizeof(spec), "%s@%d=999:1", call, nth);
 	ASSERT_EQ(fail(spec), 1);
 	paths(dev);
 	fail("");
-	ASSERT_EQ(open_fds(), fds);
+	ASSERT_EQ(hmr_test_open_fds(), fds);
 	s.free(dev);
 	exit(0);
 }

@@ -106,19 +106,6 @@ static inline void fill(unsigned char *buf, size_t len, unsigned seed)
 		buf[i] = (unsigned char)(i * 31 + seed);
 }
 
-static inline int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		HMR_FAIL("opendir /proc/self/fd");
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static inline struct fid_domain *hmem_domain(void)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;

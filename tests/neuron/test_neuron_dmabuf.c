@@ -104,14 +104,14 @@ HMR_TEST(neuron_dmabuf_v1_interior_under_map_hbm_is_einval)
 	a = app_open();
 	t = app_alloc(&a, NRT_TENSOR_PLACEMENT_DEVICE, 0, LEN);
 	ASSERT_OK(hmr_hmem_status(FI_HMEM_NEURON, NULL, 0));
-	fds = count_fds();
+	fds = hmr_test_open_fds();
 	ASSERT_EQ(
 	        hmr_hmem_dmabuf_get(app_va(&a, t) + 4096, 64, 0, &fd, &offset),
 	        -FI_EINVAL);
 	ASSERT_EQ(fd, -1);
 	ASSERT_EQ(offset, 77);
 	ASSERT_EQ(a.calls("nrt_get_dmabuf_fd"), 0);
-	ASSERT_EQ(count_fds(), fds);
+	ASSERT_EQ(hmr_test_open_fds(), fds);
 	/* The base still works: it starts the allocation. */
 	ASSERT_OK(hmr_hmem_dmabuf_get(app_va(&a, t), 64, 0, &fd, &offset));
 	ASSERT_EQ(offset, 0);
@@ -177,12 +177,12 @@ static void cycles(void)
 	/* Once first: hmr's own descriptors are open from here on. */
 	ASSERT_OK(hmr_hmem_dmabuf_get(va, 64, 0, &fd, &offset));
 	ASSERT_OK(hmr_hmem_dmabuf_put(va, fd));
-	fds = count_fds();
+	fds = hmr_test_open_fds();
 	for (i = 0; i < 10000; i++) {
 		ASSERT_OK(hmr_hmem_dmabuf_get(va + 4096, 64, 0, &fd, &offset));
 		ASSERT_OK(hmr_hmem_dmabuf_put(va + 4096, fd));
 	}
-	ASSERT_EQ(count_fds(), fds);
+	ASSERT_EQ(hmr_test_open_fds(), fds);
 	a.free(&t);
 }
 

@@ -152,7 +152,7 @@ static unsigned long scenario(const struct fault *f)
 {
 	struct app a = app_open();
 	int absent = hmr_hmem_status(FI_HMEM_NEURON, NULL, 0) != 0;
-	int fds = count_fds(); /* hmr's own are open from here on */
+	int fds = hmr_test_open_fds(); /* hmr's own are open from here on */
 	nrt_tensor_t *t = app_alloc(&a, NRT_TENSOR_PLACEMENT_DEVICE, 0, LEN);
 	char *va = app_va(&a, t);
 
@@ -163,7 +163,7 @@ static unsigned long scenario(const struct fault *f)
 	step_copy(f, &a, t, va + 12288);
 	step_register(f, &a, va + 16384, absent);
 	a.free(&t);
-	ASSERT_EQ(count_fds(), fds);
+	ASSERT_EQ(hmr_test_open_fds(), fds);
 	return NOW(f, &a);
 }
 

@@ -173,19 +173,6 @@ static inline int reg_iface(struct fid_domain *d, void *p, size_t len,
 	return fi_mr_regattr(d, &attr, flags, mr);
 }
 
-static inline int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		HMR_FAIL("opendir /proc/self/fd");
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /*
  * hmr's log lines, for cases that check a reason only the log carries:
  * stderr goes to a file from here on, at level info.  Call first thing.

@@ -62,12 +62,12 @@ HMR_TEST(rocr_dmabuf_10000_export_release_cycles_leak_no_fd)
 	uint64_t offset;
 	int fd, i, before;
 
-	before = count_fds();
+	before = hmr_test_open_fds();
 	for (i = 0; i < 10000; i++) {
 		ASSERT_OK(hmr_hmem_dmabuf_get(p + 4096, 4096, 0, &fd, &offset));
 		ASSERT_OK(hmr_hmem_dmabuf_put(p + 4096, fd));
 	}
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	ASSERT_EQ(a.calls("hsa_amd_portable_close_dmabuf"), 10000);
 	app_free(&a, p);
 }
@@ -114,11 +114,11 @@ HMR_TEST(rocr_dmabuf_export_failure_is_reported)
 	         "INVALID_ALLOCATION:1");
 	a = app_open();
 	p = gpu_alloc(&a, 0, MIB);
-	before = count_fds();
+	before = hmr_test_open_fds();
 	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 4096, 0, &fd, &offset), -FI_ENOMEM);
 	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 4096, 0, &fd, &offset), -FI_EIO);
 	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 4096, 0, &fd, &offset), -FI_EINVAL);
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	ASSERT_OK(hmr_hmem_dmabuf_get(p, 4096, 0, &fd, &offset));
 	ASSERT_OK(hmr_hmem_dmabuf_put(p, fd));
 	app_free(&a, p);

@@ -242,9 +242,9 @@ static int f_export(void)
 
 	start();
 	p = gpu_alloc(&a, 0, MIB);
-	before = count_fds();
+	before = hmr_test_open_fds();
 	ASSERT_EQ(hmr_hmem_dmabuf_get(p, 4096, 0, &fd, &off), -FI_ENOMEM);
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	ASSERT_OK(hmr_hmem_dmabuf_get(p, 4096, 0, &fd, &off));
 	ASSERT_OK(hmr_hmem_dmabuf_put(p, fd));
 	app_free(&a, p);
@@ -262,11 +262,11 @@ static int f_close(void)
 
 	start();
 	p = gpu_alloc(&a, 0, MIB);
-	before = count_fds();
+	before = hmr_test_open_fds();
 	ASSERT_OK(hmr_hmem_dmabuf_get(p, 4096, 0, &fd, &off));
 	ASSERT_EQ(hmr_hmem_dmabuf_put(p, fd), -FI_EBADF);
 	ASSERT_EQ(close(fd), 0);
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	app_free(&a, p);
 	return 0;
 }
@@ -323,12 +323,12 @@ static void child(const struct fault *f)
 
 	case_env("HMR_SIM_ROCR_FAIL", f->fail);
 	capture_log();
-	fds = count_fds();
+	fds = hmr_test_open_fds();
 	fds += f->run();
 	/* The injected failure happened (fini's are read by the parent). */
 	if (!f->log)
 		ASSERT_GE(a.calls(f->call), 1);
-	ASSERT_EQ(count_fds(), fds);
+	ASSERT_EQ(hmr_test_open_fds(), fds);
 	exit(0); /* hmr's destructor runs, then LeakSanitizer. */
 }
 

@@ -140,19 +140,6 @@ static inline size_t page(void)
 	return (size_t)sysconf(_SC_PAGESIZE);
 }
 
-static inline int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		HMR_FAIL("opendir /proc/self/fd");
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* The bytes at fd offset off equal want (the fd mapped, as a NIC would
  * import it). */
 static inline void expect_fd_bytes(int fd, uint64_t off,

@@ -88,16 +88,16 @@ static void cycles(void)
 	int fd, before, i;
 
 	p = app_malloc(MIB);
-	before = count_fds();
+	before = hmr_test_open_fds();
 	for (i = 0; i < CYCLES; i++) {
 		ASSERT_OK(hmr_hmem_dmabuf_get(
 		        (void *)(uintptr_t)(p + (uint64_t)(i % 256) * 4096),
 		        4096, 0, &fd, &offset));
 		ASSERT_OK(hmr_hmem_dmabuf_put((void *)(uintptr_t)p, fd));
 		if (i == 0)
-			before = count_fds(); /* after hmr's one-time set-up */
+			before = hmr_test_open_fds(); /* after hmr's one-time set-up */
 	}
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 }
 
 HMR_TEST(synapseai_hlthunk_dmabuf_fds_released_over_10000_cycles)
@@ -157,12 +157,12 @@ static void switched_off(void)
 	case_env("HMR_SIM_SYNAPSEAI_DMABUF", "0");
 	app_start();
 	p = app_malloc(MIB);
-	before = count_fds();
+	before = hmr_test_open_fds();
 	ASSERT_EQ(hmr_hmem_dmabuf_get((void *)(uintptr_t)p, 4096, 0, &fd,
 	                              &offset),
 	          -FI_EOPNOTSUPP);
 	ASSERT_EQ(fd, -1);
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 }
 
 HMR_TEST(synapseai_hlthunk_dmabuf_switched_off_is_eopnotsupp)

@@ -197,7 +197,7 @@ static void flow(bool hccl)
 	src = malloc(len);
 	back = malloc(len);
 	hbuf = aligned_alloc(4096, 65536);
-	fds = count_fds() - hbm_fds();
+	fds = hmr_test_open_fds() - hbm_fds();
 	hbm = hbm_fds();
 	if (!CLEAN(hmr_hmem_query((void *)(uintptr_t)(p + 100), 64, &info)))
 		ASSERT_EQ(info.iface, FI_HMEM_SYNAPSEAI);
@@ -212,7 +212,7 @@ static void flow(bool hccl)
 	ASSERT_OK(fi_close(&d->fid));
 	info_calls();
 	CLEAN(hmr_hmem_free(FI_HMEM_SYNAPSEAI, dev));
-	ASSERT_EQ(count_fds() - hbm_fds(), fds);
+	ASSERT_EQ(hmr_test_open_fds() - hbm_fds(), fds);
 	/* HCL's fd may have been made; no dma-buf of hmr's is left. */
 	ASSERT_LE(hbm_fds(), hbm + (hccl ? 1 : 0));
 	/* What exit does (hmem's destructor): stream, staging, device;

@@ -21,12 +21,12 @@ HMR_TEST(synapseai_device_info_probes_hlthunk_export)
 
 	app_load();
 	ASSERT_OK(hmr_hmem_status(FI_HMEM_SYNAPSEAI, NULL, 0));
-	before = count_fds();
+	before = hmr_test_open_fds();
 	ASSERT_OK(hmr_hmem_device_info(FI_HMEM_SYNAPSEAI, 0, &d));
 	ASSERT_EQ(d.device, 0);
 	ASSERT_TRUE(strcmp(d.name, "Gaudi2 module 0") == 0);
 	ASSERT_EQ(d.dmabuf, 1);
-	ASSERT_EQ(count_fds(), before); /* the probe's fd is closed */
+	ASSERT_EQ(hmr_test_open_fds(), before); /* the probe's fd is closed */
 	ASSERT_EQ(app.calls("hlthunk_device_mapped_memory_export_dmabuf_fd"),
 	          1);
 	ASSERT_EQ(hmr_hmem_device_info(FI_HMEM_SYNAPSEAI, 1, &d), -FI_ENOENT);

@@ -75,7 +75,7 @@ HMR_TEST(synapseai_concurrent_copies_exports_and_mappings)
 	dev = app_malloc(WORKERS * SLICE);
 	churn = aligned_alloc(4096, 8192);
 	ASSERT_OK(hmr_hmem_status(FI_HMEM_SYNAPSEAI, NULL, 0));
-	before = count_fds();
+	before = hmr_test_open_fds();
 	for (i = 0; i < WORKERS; i++)
 		ASSERT_EQ(pthread_create(&t[i], NULL, worker,
 		                         (void *)(uintptr_t)i),
@@ -84,7 +84,7 @@ HMR_TEST(synapseai_concurrent_copies_exports_and_mappings)
 	for (i = 0; i <= WORKERS; i++)
 		ASSERT_EQ(pthread_join(t[i], NULL), 0);
 	ASSERT_EQ(errors, 0);
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	free(churn);
 }
 

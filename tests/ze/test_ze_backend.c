@@ -125,12 +125,12 @@ HMR_TEST(dmabuf_past_allocation_end_is_einval)
 	struct ze_drv d = ze_open('a');
 	char *p = ze_dev_alloc(&d, 0, 8192);
 	uint64_t offset;
-	int fd = -1, fds = count_fds();
+	int fd = -1, fds = hmr_test_open_fds();
 
 	ASSERT_EQ(hmr_hmem_dmabuf_get(p + 4096, 4097, 0, &fd, &offset),
 	          -FI_EINVAL);
 	ASSERT_EQ(fd, -1);
-	ASSERT_EQ(count_fds(), fds);
+	ASSERT_EQ(hmr_test_open_fds(), fds);
 	ze_free(&d, p);
 	ze_close(&d);
 }

@@ -99,13 +99,13 @@ static void start_fault(const char *call)
 {
 	struct ze_hooks h = ze_loader_start('a');
 	char spec[96];
-	int fds = count_fds();
+	int fds = hmr_test_open_fds();
 	struct ze_drv d;
 
 	snprintf(spec, sizeof(spec), "%s:1", call);
 	set_fail(&h, spec);
 	expect_ze_absent(call);
-	ASSERT_EQ(count_fds(), fds);
+	ASSERT_EQ(hmr_test_open_fds(), fds);
 	d = ze_open('a');
 	ze_free(&d, ze_dev_alloc(&d, 0, 4096));
 	ze_close(&d);
@@ -156,14 +156,14 @@ static struct rig rig(const char *spec)
 	r.d = ze_open('a');
 	r.dev = ze_dev_alloc(&r.d, 1, 1 << 16);
 	ASSERT_OK(hmr_hmem_status(FI_HMEM_ZE, NULL, 0));
-	r.fds = count_fds();
+	r.fds = hmr_test_open_fds();
 	set_fail(&r.d.hooks, spec);
 	return r;
 }
 
 static void rig_done(struct rig *r)
 {
-	ASSERT_EQ(count_fds(), r->fds);
+	ASSERT_EQ(hmr_test_open_fds(), r->fds);
 	ASSERT_EQ(r->d.hooks.fd_errors(), 0);
 	ze_free(&r->d, r->dev);
 	ze_close(&r->d);
@@ -265,7 +265,7 @@ static void ipc_fault(const char *spec, int open_err, int close_err)
 	void *p;
 
 	ASSERT_OK(hmr_hmem_ipc_get(r.dev, handle, &size));
-	r.fds = count_fds();
+	r.fds = hmr_test_open_fds();
 	set_fail(&r.d.hooks, spec);
 	ASSERT_EQ(hmr_hmem_ipc_open(FI_HMEM_ZE, 0, handle, size, &p), open_err);
 	if (open_err)
@@ -359,7 +359,7 @@ HMR_TEST(ze_fault_zeMemFree_fails_the_free)
 	void *p;
 
 	ASSERT_OK(hmr_hmem_alloc(FI_HMEM_ZE, 1, 4096, &p));
-	r.fds = count_fds();
+	r.fds = hmr_test_open_fds();
 	set_fail(&r.d.hooks, "zeMemFree:1");
 	ASSERT_EQ(hmr_hmem_free(FI_HMEM_ZE, p), -FI_EIO);
 	ASSERT_OK(hmr_hmem_query(p, 4096, &info)); /* Still there. */

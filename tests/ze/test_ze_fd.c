@@ -26,10 +26,10 @@ static void cycles(const char *mode)
 	case_env("HMR_SIM_ZE_FD_MODE", mode);
 	d = ze_open('a');
 	ASSERT_OK(hmr_hmem_status(FI_HMEM_ZE, NULL, 0));
-	start = count_fds();
+	start = hmr_test_open_fds();
 	dev = ze_dev_alloc(&d, 1, 1 << 20);
 	host = ze_host_alloc(&d, 1 << 16);
-	fds = count_fds();
+	fds = hmr_test_open_fds();
 	for (i = 0; i < CYCLES; i++) {
 		char *p = i % 2 ? dev + 4096 * (i % 200) : host + (i % 4096);
 
@@ -44,13 +44,13 @@ static void cycles(const char *mode)
 	 * until it is freed; nothing else is left open. */
 	kept = mode[0] == 'd' ? 2 : 0;
 	ASSERT_EQ(d.hooks.open_fds(), kept);
-	ASSERT_EQ(count_fds(), fds + kept);
+	ASSERT_EQ(hmr_test_open_fds(), fds + kept);
 	ASSERT_EQ(d.hooks.fd_errors(), 0);
 	ze_free(&d, dev);
 	ze_free(&d, host);
 	ASSERT_EQ(d.hooks.open_fds(), 0);
 	ASSERT_EQ(d.hooks.fd_errors(), 0);
-	ASSERT_EQ(count_fds(), start);
+	ASSERT_EQ(hmr_test_open_fds(), start);
 	ze_close(&d);
 }
 

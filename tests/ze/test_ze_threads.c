@@ -92,7 +92,7 @@ static void exports(const char *fd_mode)
 	dev[0] = ze_dev_alloc(&drv, 0, THREADS * SLICE);
 	dev[1] = ze_dev_alloc(&drv, 1, THREADS * SLICE);
 	ASSERT_OK(hmr_hmem_status(FI_HMEM_ZE, NULL, 0));
-	fds = count_fds();
+	fds = hmr_test_open_fds();
 	ASSERT_EQ(pthread_barrier_init(&go, NULL, THREADS), 0);
 	for (t = 0; t < THREADS; t++)
 		ASSERT_EQ(pthread_create(&th[t], NULL, exporter,
@@ -103,7 +103,7 @@ static void exports(const char *fd_mode)
 		ASSERT_PTR_EQ(bad, NULL);
 	}
 	/* Driver mode: the driver's one fd per allocation. */
-	ASSERT_EQ(count_fds(), fds + (fd_mode[0] == 'd' ? 2 : 0));
+	ASSERT_EQ(hmr_test_open_fds(), fds + (fd_mode[0] == 'd' ? 2 : 0));
 	ASSERT_EQ(drv.hooks.fd_errors(), 0);
 	pthread_barrier_destroy(&go);
 	ze_free(&drv, dev[0]);
