@@ -129,7 +129,7 @@ unsigned long sim_calls_get(const char *name)
 /* "name[@N][=status][:count]"; item is modified. */
 static int parse_rule(char *item, struct sim_fail *r)
 {
-	char *colon = strrchr(item, ':'), *eq, *at;
+	char *colon = strchr(item, ':'), *eq, *at;
 	unsigned long n;
 
 	memset(r, 0, sizeof(*r));

@@ -11,8 +11,8 @@
  * - hooks.c: the log line, environment integers and per-device switch
  *   lists, the per-call counters behind hmr_sim_<x>_calls and the
  *   failure rules "name[@N][=status][:count],..." behind HMR_SIM_<X>_FAIL.
- * - mem.c: memfds, their read/write shadow views, fixed mappings in a
- *   PROT_NONE address reservation.
+ * - mem.c: memfds, their read/write shadow views (struct sim_mem),
+ *   fixed mappings in a PROT_NONE address reservation.
  * - table.c: the sorted address table with first-fit placement.
  *
  * The simulator supplies one const struct sim_ops named sim_ops: its log
@@ -91,6 +91,18 @@ void *sim_map_shadow(int fd, size_t len);
 int sim_map_fixed(uint64_t addr, size_t len, int prot, int fd, off_t off);
 void sim_unmap_fixed(uint64_t addr, size_t len);
 void *sim_reserve(size_t len);
+
+/* A memfd and the simulator's read/write view of it. */
+struct sim_mem {
+	int fd;
+	size_t size; /* page multiple */
+	unsigned char *shadow;
+};
+
+int sim_mem_create(struct sim_mem *m, size_t size, size_t align,
+                   const char *name);
+int sim_mem_adopt(struct sim_mem *m, int fd, size_t size);
+void sim_mem_destroy(struct sim_mem *m);
 
 /*
  * table.c: pointers to the simulator's own records, sorted by the

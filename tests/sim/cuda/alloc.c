@@ -8,39 +8,6 @@
 
 /* All functions here expect sim.lock to be held. */
 
-int sim_mem_create(struct sim_mem *m, size_t size, const char *name)
-{
-	int fd = sim_memfd(name, size);
-
-	m->fd = fd;
-	m->size = size;
-	m->shadow = NULL;
-	return fd < 0 ? -1 : sim_mem_adopt(m, fd, size);
-}
-
-/* Takes ownership of fd, even on failure. */
-int sim_mem_adopt(struct sim_mem *m, int fd, size_t size)
-{
-	m->fd = fd;
-	m->size = size;
-	m->shadow = sim_map_shadow(fd, size);
-	if (m->shadow)
-		return 0;
-	close(fd);
-	m->fd = -1;
-	return -1;
-}
-
-void sim_mem_destroy(struct sim_mem *m)
-{
-	if (m->shadow)
-		munmap(m->shadow, m->size);
-	if (m->fd >= 0)
-		close(m->fd);
-	m->shadow = NULL;
-	m->fd = -1;
-}
-
 /* Maps [off, off + len) of m at addr, inside a window. */
 int sim_map_device(CUdeviceptr addr, const struct sim_mem *m, size_t off,
                    size_t len, int host_rw)

@@ -31,7 +31,7 @@ static CUresult sim_new_device_alloc(enum sim_kind kind, int device,
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	a->id = sim.next_id++;
 	snprintf(name, sizeof(name), "sim-cuda:dev%d:buf%llu", device, a->id);
-	if (sim_mem_create(&a->mem, span, name)) {
+	if (sim_mem_create(&a->mem, span, 0, name)) {
 		free(a);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
@@ -130,7 +130,7 @@ static CUresult sim_host_alloc(void **pp, size_t size, unsigned int flags)
 	a->id = sim.next_id++;
 	snprintf(name, sizeof(name), "sim-cuda:host:buf%llu", a->id);
 	a->span = sim_round_up(size, sim.page);
-	if (sim_mem_create(&a->mem, a->span, name) == 0) {
+	if (sim_mem_create(&a->mem, a->span, 0, name) == 0) {
 		a->base = (CUdeviceptr)(uintptr_t)a->mem.shadow;
 		a->size = size;
 		a->kind = SIM_KIND_HOST;

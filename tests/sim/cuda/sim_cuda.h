@@ -106,13 +106,6 @@ enum sim_kind {
 	SIM_KIND_VMM,        /* one cuMemMap segment */
 };
 
-/* A memfd and the simulator's read/write view of it. */
-struct sim_mem {
-	int fd;
-	size_t size; /* page multiple */
-	unsigned char *shadow;
-};
-
 /* A cuMemCreate physical allocation (CUmemGenericAllocationHandle). */
 struct sim_phys {
 	CUmemGenericAllocationHandle handle;
@@ -210,9 +203,6 @@ static inline struct sim_alloc *sim_at(size_t i)
 {
 	return sim.tab.v[i];
 }
-int sim_mem_create(struct sim_mem *m, size_t size, const char *name);
-int sim_mem_adopt(struct sim_mem *m, int fd, size_t size);
-void sim_mem_destroy(struct sim_mem *m);
 int sim_map_device(CUdeviceptr addr, const struct sim_mem *m, size_t off,
                    size_t len, int host_rw);
 int sim_slot_find(int device, size_t span, size_t align, CUdeviceptr *addr);

@@ -95,7 +95,7 @@ SIM_API CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle,
 	} else {
 		snprintf(name, sizeof(name), "sim-cuda:dev%d:mem%llu", dev,
 		         sim.next_id);
-		if (sim_mem_create(&mem, size, name) == 0) {
+		if (sim_mem_create(&mem, size, 0, name) == 0) {
 			p = sim_phys_new(prop, &mem);
 			if (!p)
 				sim_mem_destroy(&mem);
