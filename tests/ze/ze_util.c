@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* ze_util.c: the application's side of the Level Zero tests. */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <string.h>
 
@@ -126,6 +127,19 @@ uint64_t ze_alloc_id(struct ze_drv *d, const void *p)
 
 	ZE_OK(ze.MemGetAllocProperties(d->ctx, p, &mp, &dev));
 	return mp.id;
+}
+
+int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		HMR_FAIL("opendir /proc/self/fd");
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
 }
 
 struct fid_domain *hmem_domain(void)

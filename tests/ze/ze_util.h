@@ -58,6 +58,9 @@ void ze_free(struct ze_drv *d, void *p);
 /* The driver's own answer for p: its allocation id. */
 uint64_t ze_alloc_id(struct ze_drv *d, const void *p);
 
+/* Open fds of this process. */
+int count_fds(void);
+
 /* A software domain with FI_HMEM, and a registration with iface/device. */
 struct fid_domain *hmem_domain(void);
 int reg_ze(struct fid_domain *d, void *p, size_t len, int device,

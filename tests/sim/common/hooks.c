@@ -131,6 +131,7 @@ static int parse_rule(char *item, struct sim_fail *r)
 {
 	char *colon = strchr(item, ':'), *eq, *at;
 	unsigned long n;
+	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->count = -1;
@@ -152,7 +153,9 @@ static int parse_rule(char *item, struct sim_fail *r)
 	if (!*item || strlen(item) >= sizeof(r->name))
 		return -1;
 	memcpy(r->name, item, strlen(item) + 1);
-	return sim_ops.fail_rule(r, eq ? eq + 1 : NULL);
+	rc = sim_ops.fail_rule(r->name, eq ? eq + 1 : NULL, &r->code);
+	r->has_code = rc == 0;
+	return rc < 0 ? -1 : 0;
 }
 
 /*

@@ -54,11 +54,11 @@ struct sim_ops {
 	const char *fail_var;   /* "HMR_SIM_CUDA_FAIL", for messages */
 	unsigned int fail_flags;
 	/*
-	 * Completes a rule whose name is parsed: may rewrite r->name, sets
-	 * r->code and r->has_code from word (the text after '=', NULL when
-	 * absent).  0, or -1 to reject the item.
+	 * Checks a rule's name (and may rewrite it) and its status word,
+	 * the text after '=' (NULL when absent): 0 with *code set, 1 when
+	 * the call site's default applies, -1 to reject the item.
 	 */
-	int (*fail_rule)(struct sim_fail *r, const char *word);
+	int (*fail_rule)(char *name, const char *word, long *code);
 };
 
 /* Defined once by each simulator. */

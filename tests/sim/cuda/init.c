@@ -53,21 +53,20 @@ static void sim_base_name(char *name)
 }
 
 /* A rule names the base name and must give a code: a number or a name. */
-static int sim_fail_rule(struct sim_fail *r, const char *word)
+static int sim_fail_rule(char *name, const char *word, long *code)
 {
 	CUresult named;
 	char *end;
 
 	if (!word)
 		return -1;
-	sim_base_name(r->name);
-	r->code = strtol(word, &end, 0);
-	if (*end || end == word) {
-		if (sim_error_by_name(word, &named))
-			return -1;
-		r->code = named;
-	}
-	r->has_code = 1;
+	sim_base_name(name);
+	*code = strtol(word, &end, 0);
+	if (!*end && end != word)
+		return 0;
+	if (sim_error_by_name(word, &named))
+		return -1;
+	*code = named;
 	return 0;
 }
 

@@ -123,15 +123,14 @@ static int sim_status_parse(const char *s, NRT_STATUS *out)
 }
 
 /* A rule names an entry point; the status defaults to NRT_FAILURE. */
-static int sim_fail_rule(struct sim_fail *r, const char *word)
+static int sim_fail_rule(char *name, const char *word, long *code)
 {
 	NRT_STATUS status = NRT_FAILURE;
 
-	if (sim_entry_by_name(r->name, strlen(r->name)) < 0 ||
+	if (sim_entry_by_name(name, strlen(name)) < 0 ||
 	    (word && sim_status_parse(word, &status)))
 		return -1;
-	r->code = status;
-	r->has_code = 1;
+	*code = status;
 	return 0;
 }
 

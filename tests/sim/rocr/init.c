@@ -56,14 +56,14 @@ static int sim_parse_status(const char *s, hsa_status_t *out)
 }
 
 /* Any exact entry point name; the status defaults to HSA_STATUS_ERROR. */
-static int sim_fail_rule(struct sim_fail *r, const char *word)
+static int sim_fail_rule(char *name, const char *word, long *code)
 {
 	hsa_status_t status = HSA_STATUS_ERROR;
 
+	(void)name;
 	if (word && sim_parse_status(word, &status))
 		return -1;
-	r->code = status;
-	r->has_code = 1;
+	*code = status;
 	return 0;
 }
 

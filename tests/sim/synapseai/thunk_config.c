@@ -59,12 +59,12 @@ SIM_API void hmr_sim_synapseai__log(const char *fmt, ...)
 }
 
 /* Without =status a rule fails with the call site's own default. */
-static int sim_fail_rule(struct sim_fail *r, const char *word)
+static int sim_fail_rule(char *name, const char *word, long *code)
 {
+	(void)name;
 	if (!word)
-		return 0;
-	r->has_code = 1;
-	return sim_syn_status_parse(word, &r->code);
+		return 1;
+	return sim_syn_status_parse(word, code);
 }
 
 const struct sim_ops sim_ops = {

@@ -61,19 +61,18 @@ static int sim_env_int(const char *var, long lo, long hi, int dflt)
 }
 
 /* The status defaults per call (errors.c); a name or a number. */
-static int sim_fail_rule(struct sim_fail *r, const char *word)
+static int sim_fail_rule(char *name, const char *word, long *code)
 {
 	ze_result_t named;
-	unsigned long code;
+	unsigned long n;
 
-	r->code = sim_default_failure(r->name);
-	r->has_code = 1;
+	*code = sim_default_failure(name);
 	if (!word)
 		return 0;
 	if (sim_result_by_name(word, &named) == 0)
-		r->code = named;
-	else if (sim_parse_count(word, &code) == 0 && code <= LONG_MAX)
-		r->code = (long)code;
+		*code = named;
+	else if (sim_parse_count(word, &n) == 0 && n <= LONG_MAX)
+		*code = (long)n;
 	else
 		return -1;
 	return 0;

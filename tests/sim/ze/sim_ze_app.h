@@ -10,7 +10,6 @@
  * other's sources.  HMR_SIM_ZE_DRIVER_A/_B name the drivers' paths.
  */
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <stdlib.h>
 
@@ -102,20 +101,6 @@ static inline void *ze_alloc_host(ze_pfnMemAllocHost_t alloc,
 
 	ASSERT_U64_EQ(alloc(ctx, &desc, size, 0, &p), ZE_RESULT_SUCCESS);
 	return p;
-}
-
-/* Open fds of this process. */
-static inline int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		HMR_FAIL("opendir /proc/self/fd");
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
 }
 
 static inline void fill(unsigned char *buf, size_t len, unsigned seed)

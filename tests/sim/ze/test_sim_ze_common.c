@@ -2,6 +2,7 @@
 /* test_sim_ze_common.c: loading the real loader, setup and small helpers. */
 #include "test_sim_ze.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -126,6 +127,19 @@ ze_result_t unimplemented(void)
 size_t page(void)
 {
 	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		HMR_FAIL("opendir /proc/self/fd");
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
 }
 
 void *dev_alloc(struct env *e, int dev, size_t size)
