@@ -9,6 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SIM_MAX_FAIL_RULES 32
+
+/* One failure rule: name[@N][=status][:count]. */
+struct sim_fail {
+	char name[64];
+	unsigned long skip; /* calls still let through */
+	long count;         /* failures left; < 0: forever */
+	long code;          /* what the call returns, if has_code */
+	int has_code;       /* 0: the call site's default */
+};
+
 /* More than any simulator has entry points: every name gets a counter. */
 #define SIM_MAX_NAMES 160
 

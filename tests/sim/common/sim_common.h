@@ -29,17 +29,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SIM_MAX_FAIL_RULES 32
-
-/* One failure rule: name[@N][=status][:count]. */
-struct sim_fail {
-	char name[64];
-	unsigned long skip; /* calls still let through */
-	long count;         /* failures left; < 0: forever */
-	long code;          /* what the call returns, if has_code */
-	int has_code;       /* 0: the call site's default */
-};
-
 /*
  * How rules match calls; the simulators grew apart here, and each keeps
  * its own answer for several rules naming one call.

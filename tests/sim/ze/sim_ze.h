@@ -51,8 +51,8 @@
  *   HMR_SIM_ZE_FD_MODE, see export.c.
  *
  * Locking: one mutex, sim.lock, protects everything in struct sim_state,
- * the devices and the context list; init.c's call counters and failure
- * rules have a lock each, never held together with sim.lock.  Command
+ * the devices and the context list; the call counters and failure rules
+ * (tests/sim/common) have a lock each, never held with sim.lock.  Command
  * lists are the caller's to serialize, as the API says.
  */
 
