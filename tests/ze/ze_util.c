@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* ze_util.c: the application's side of the Level Zero tests. */
 #include <dirent.h>
-#include <dlfcn.h>
 #include <string.h>
 
 #include <level_zero/ze_ddi.h>
@@ -38,14 +37,8 @@ static void load(void)
 
 	if (ze.dl)
 		return;
-	ze.dl = dlopen(path && *path ? path : "libze_loader.so.1",
-	               RTLD_NOW | RTLD_LOCAL);
-	if (!ze.dl)
-		HMR_FAIL("dlopen the Level Zero loader: %s", dlerror());
-#define ZE_LOAD(name)                                                          \
-	*(void **)&ze.name = dlsym(ze.dl, "ze" #name);                         \
-	if (!ze.name)                                                          \
-		HMR_FAIL("the loader lacks ze" #name);
+	ze.dl = ze_open_loader(path && *path ? path : "libze_loader.so.1");
+#define ZE_LOAD(name) ZE_APP_LOAD(ze, name)
 	ZE_SYMS(ZE_LOAD)
 #undef ZE_LOAD
 	ZE_OK(ze.Init(0));

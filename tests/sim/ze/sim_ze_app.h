@@ -27,6 +27,25 @@ struct ze_hooks {
 	unsigned long (*live_allocs)(void);
 };
 
+/* The loader at path, RTLD_LOCAL as a backend opens it. */
+static inline void *ze_open_loader(const char *path)
+{
+	void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+
+	if (!dl)
+		HMR_FAIL("dlopen %s: %s", path, dlerror());
+	return dl;
+}
+
+/*
+ * One entry of a file's X-macro list of loader calls: (tab).name is
+ * ze<name>, from the loader (tab).dl.
+ */
+#define ZE_APP_LOAD(tab, name)                                                 \
+	*(void **)&(tab).name = dlsym((tab).dl, "ze" #name);                   \
+	if (!(tab).name)                                                       \
+		HMR_FAIL("the loader lacks ze" #name);
+
 /* Driver id's hooks ('a' or 'b'), once the loader has loaded it. */
 static inline void ze_get_hooks(char id, struct ze_hooks *h)
 {

@@ -46,13 +46,8 @@ void load_loader(void)
 			         dlerror());
 		dlclose(layer);
 	}
-	ze.dl = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!ze.dl)
-		HMR_FAIL("dlopen libze_loader.so.1: %s", dlerror());
-#define ZE_LOAD(name)                                                          \
-	*(void **)&ze.name = dlsym(ze.dl, "ze" #name);                         \
-	if (!ze.name)                                                          \
-		HMR_FAIL("the loader lacks ze" #name);
+	ze.dl = ze_open_loader("libze_loader.so.1");
+#define ZE_LOAD(name) ZE_APP_LOAD(ze, name)
 	ZE_SYMS(ZE_LOAD)
 #undef ZE_LOAD
 }
