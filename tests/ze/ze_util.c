@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* ze_util.c: the application's side of the Level Zero tests. */
 #include <dirent.h>
-#include <dlfcn.h>
 #include <string.h>
 
 #include <level_zero/ze_ddi.h>
@@ -38,14 +37,8 @@ static void load(void)
 
 	if (ze.dl)
 		return;
-	ze.dl = dlopen(path && *path ? path : "libze_loader.so.1",
-	               RTLD_NOW | RTLD_LOCAL);
-	if (!ze.dl)
-		HMR_FAIL("dlopen the Level Zero loader: %s", dlerror());
-#define ZE_LOAD(name)                                                          \
-	*(void **)&ze.name = dlsym(ze.dl, "ze" #name);                         \
-	if (!ze.name)                                                          \
-		HMR_FAIL("the loader lacks ze" #name);
+	ze.dl = ze_open_loader(path && *path ? path : "libze_loader.so.1");
+#define ZE_LOAD(name) ZE_APP_LOAD(ze, name)
 	ZE_SYMS(ZE_LOAD)
 #undef ZE_LOAD
 	ZE_OK(ze.Init(0));
@@ -69,52 +62,15 @@ struct ze_hooks ze_loader_start(char id)
 	return h;
 }
 
-void ze_get_hooks(char id, struct ze_hooks *h)
-{
-	const char *var =
-	        id == 'a' ? "HMR_SIM_ZE_DRIVER_A" : "HMR_SIM_ZE_DRIVER_B";
-	const char *path = getenv(var);
-	void *dl;
-
-	if (!path)
-		HMR_FAIL("%s is not set", var);
-	dl = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-	if (!dl)
-		HMR_FAIL("driver %c is not loaded: %s", id, dlerror());
-	*(void **)&h->calls = dlsym(dl, "hmr_sim_ze_calls");
-	*(void **)&h->fail = dlsym(dl, "hmr_sim_ze_fail");
-	*(void **)&h->open_fds = dlsym(dl, "hmr_sim_ze_open_fds");
-	*(void **)&h->fd_errors = dlsym(dl, "hmr_sim_ze_fd_errors");
-	*(void **)&h->live_allocs = dlsym(dl, "hmr_sim_ze_live_allocs");
-	if (!h->calls || !h->fail || !h->open_fds || !h->fd_errors ||
-	    !h->live_allocs)
-		HMR_FAIL("driver %c lacks a hook", id);
-	dlclose(dl);
-}
-
 struct ze_drv ze_open(char id)
 {
 	ze_context_desc_t cdesc = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
-	ze_driver_handle_t drv[4];
 	struct ze_drv d;
-	uint32_t n = 4, i;
 
 	memset(&d, 0, sizeof(d));
 	load();
-	ZE_OK(ze.DriverGet(&n, drv));
-	for (i = 0; i < n && !d.handle; i++) {
-		ze_driver_properties_t p = {
-		        .stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES};
-
-		ZE_OK(ze.DriverGetProperties(drv[i], &p));
-		/* The simulator's UUIDs carry its id at byte 13. */
-		if (p.uuid.id[13] == (uint8_t)id) {
-			d.handle = drv[i];
-			d.index = i;
-		}
-	}
-	if (!d.handle)
-		HMR_FAIL("no driver %c among %u", id, n);
+	d.handle = ze_find_driver(ze.DriverGet, ze.DriverGetProperties, id,
+	                          &d.index);
 	d.id = id;
 	d.ndev = 8;
 	ZE_OK(ze.DeviceGet(d.handle, &d.ndev, d.dev));
@@ -130,22 +86,12 @@ void ze_close(struct ze_drv *d)
 
 void *ze_dev_alloc(struct ze_drv *d, uint32_t dev, size_t size)
 {
-	ze_device_mem_alloc_desc_t desc = {
-	        .stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
-	void *p = NULL;
-
-	ZE_OK(ze.MemAllocDevice(d->ctx, &desc, size, 0, d->dev[dev], &p));
-	return p;
+	return ze_alloc_device(ze.MemAllocDevice, d->ctx, d->dev[dev], size);
 }
 
 void *ze_host_alloc(struct ze_drv *d, size_t size)
 {
-	ze_host_mem_alloc_desc_t desc = {
-	        .stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
-	void *p = NULL;
-
-	ZE_OK(ze.MemAllocHost(d->ctx, &desc, size, 0, &p));
-	return p;
+	return ze_alloc_host(ze.MemAllocHost, d->ctx, size);
 }
 
 void *ze_shared_alloc(struct ze_drv *d, int dev, size_t size)
@@ -187,12 +133,6 @@ int count_fds(void)
 		n++;
 	closedir(d);
 	return n;
-}
-
-void fill(unsigned char *buf, size_t len, unsigned seed)
-{
-	for (size_t i = 0; i < len; i++)
-		buf[i] = (unsigned char)(i * 31 + seed);
 }
 
 struct fid_domain *hmem_domain(void)

@@ -9,6 +9,7 @@
 #include <level_zero/ze_api.h>
 
 #include "harness.h"
+#include "sim/ze/sim_ze_app.h"
 
 /*
  * hmr loads the REAL loader (libze_loader.so.1, or HMR_ZE_LIBRARY), which
@@ -21,15 +22,6 @@
  * needs another configuration sets it itself, first thing (case_env),
  * before the loader, the drivers or hmr read it.
  */
-
-/* The hmr_sim_ze_* hooks of one copy of the driver. */
-struct ze_hooks {
-	unsigned long (*calls)(const char *name);
-	int (*fail)(const char *spec);
-	unsigned long (*open_fds)(void);
-	unsigned long (*fd_errors)(void);
-	unsigned long (*live_allocs)(void);
-};
 
 /* One simulated driver as the application sees it. */
 struct ze_drv {
@@ -54,7 +46,6 @@ struct ze_drv ze_open(char id);
 /* The loader loaded and started (zeInit), nothing else: the hooks of
  * driver `id`, so a case can inject failures into hmr's own calls. */
 struct ze_hooks ze_loader_start(char id);
-void ze_get_hooks(char id, struct ze_hooks *h);
 /* How many drivers the loader reports. */
 uint32_t ze_driver_count(void);
 void ze_close(struct ze_drv *d);
@@ -69,7 +60,6 @@ uint64_t ze_alloc_id(struct ze_drv *d, const void *p);
 
 /* Open fds of this process. */
 int count_fds(void);
-void fill(unsigned char *buf, size_t len, unsigned seed);
 
 /* A software domain with FI_HMEM, and a registration with iface/device. */
 struct fid_domain *hmem_domain(void);

@@ -3,13 +3,8 @@
 #include "sim_cuda.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 /*
  * Environment (read once, at the first driver call):
@@ -32,65 +27,15 @@
  *                                CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE
  */
 
-#define SIM_MAX_FAILS 32
-
-struct sim_fail {
-	char name[64];
-	CUresult code;
-	long count; /* < 0: forever */
-	long skip;  /* Calls let through before the first failure. */
-};
-
 struct sim_state sim = {
         .lock = PTHREAD_MUTEX_INITIALIZER,
+        .tab = SIM_TABLE_INIT(struct sim_alloc, base, span),
         .next_id = 1,
         .next_handle = 0x5100,
 };
 struct sim_config sim_cfg;
 
-#define SIM_MAX_NAMES 160
-
-/* Calls per base name, for tests (hmr_sim_cuda_calls). */
-struct sim_calls {
-	const char *name; /* a string literal */
-	unsigned long count;
-};
-
 static pthread_once_t sim_config_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t sim_calls_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sim_calls sim_calls[SIM_MAX_NAMES];
-static int sim_ncalls;
-static pthread_mutex_t sim_fail_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sim_fail sim_fails[SIM_MAX_FAILS];
-static int sim_nfails;
-
-void sim_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("sim-cuda: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-static int sim_env_int(const char *var, long lo, long hi, int dflt)
-{
-	const char *s = getenv(var);
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return dflt;
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (errno || *end || v < lo || v > hi) {
-		sim_log("ignoring %s=%s (want %ld..%ld)", var, s, lo, hi);
-		return dflt;
-	}
-	return (int)v;
-}
 
 /* "cuMemcpyHtoD_v2_ptds" -> "cuMemcpyHtoD" */
 static void sim_base_name(char *name)
@@ -107,123 +52,50 @@ static void sim_base_name(char *name)
 		name[n - 2] = '\0';
 }
 
-static void sim_parse_fail_item(char *item)
+/* A rule names the base name and must give a code: a number or a name. */
+static int sim_fail_rule(char *name, const char *word, long *code)
 {
-	struct sim_fail *f;
-	char *eq = strchr(item, '='), *colon, *end, *at;
-	long code;
+	CUresult named;
+	char *end;
 
-	if (!eq || eq == item || sim_nfails == SIM_MAX_FAILS) {
-		sim_log("ignoring HMR_SIM_CUDA_FAIL item '%s'", item);
-		return;
-	}
-	*eq = '\0';
-	f = &sim_fails[sim_nfails];
-	f->skip = 0;
-	at = strchr(item, '@');
-	if (at) {
-		*at = '\0';
-		f->skip = strtol(at + 1, &end, 0);
-		if (*end || f->skip < 0) {
-			sim_log("bad @N in HMR_SIM_CUDA_FAIL for %s", item);
-			return;
-		}
-	}
-	snprintf(f->name, sizeof(f->name), "%s", item);
-	sim_base_name(f->name);
-	f->count = -1;
-	colon = strchr(eq + 1, ':');
-	if (colon) {
-		*colon = '\0';
-		f->count = strtol(colon + 1, &end, 0);
-		if (*end || f->count < 0) {
-			sim_log("bad count in HMR_SIM_CUDA_FAIL for %s", item);
-			return;
-		}
-	}
-	code = strtol(eq + 1, &end, 0);
-	if (*end || end == eq + 1) {
-		CUresult named;
-
-		if (sim_error_by_name(eq + 1, &named)) {
-			sim_log("bad code in HMR_SIM_CUDA_FAIL for %s", item);
-			return;
-		}
-		code = named;
-	}
-	f->code = (CUresult)code;
-	sim_nfails++;
+	if (!word)
+		return -1;
+	sim_base_name(name);
+	*code = strtol(word, &end, 0);
+	if (!*end && end != word)
+		return 0;
+	if (sim_error_by_name(word, &named))
+		return -1;
+	*code = named;
+	return 0;
 }
 
-static void sim_parse_fails(const char *spec)
-{
-	char *copy, *item, *save = NULL;
-
-	if (!spec || !*spec)
-		return;
-	copy = strdup(spec);
-	if (!copy)
-		return;
-	for (item = strtok_r(copy, ",", &save); item;
-	     item = strtok_r(NULL, ",", &save))
-		sim_parse_fail_item(item);
-	free(copy);
-}
-
-static void sim_parse_dmabuf(const char *spec)
-{
-	int i;
-
-	for (i = 0; i < SIM_MAX_DEVICES; i++)
-		sim_cfg.dmabuf[i] = 1;
-	for (i = 0; spec && *spec && i < SIM_MAX_DEVICES; i++) {
-		char *end;
-		long v = strtol(spec, &end, 0);
-
-		if (end == spec || (*end && *end != ',')) {
-			sim_log("ignoring bad HMR_SIM_CUDA_DMABUF");
-			break;
-		}
-		sim_cfg.dmabuf[i] = v != 0;
-		spec = *end ? end + 1 : end;
-	}
-}
+const struct sim_ops sim_ops = {
+        .log_prefix = "sim-cuda",
+        .fail_var = "HMR_SIM_CUDA_FAIL",
+        .fail_rule = sim_fail_rule,
+};
 
 static void sim_config_read(void)
 {
-	long page = sysconf(_SC_PAGESIZE);
-
-	sim.page = page > 0 ? (size_t)page : 4096;
-	sim_cfg.ndev =
-	        sim_env_int("HMR_SIM_CUDA_DEVICES", 0, SIM_MAX_DEVICES, 2);
-	sim_cfg.driver_version = sim_env_int("HMR_SIM_CUDA_DRIVER_VERSION", 1,
-	                                     1000000, SIM_CUDA_DRIVER);
+	sim.page = sim_page_size();
+	sim_cfg.ndev = (int)sim_env_long("HMR_SIM_CUDA_DEVICES", 0,
+	                                 SIM_MAX_DEVICES, 2);
+	sim_cfg.driver_version = (int)sim_env_long(
+	        "HMR_SIM_CUDA_DRIVER_VERSION", 1, 1000000, SIM_CUDA_DRIVER);
 	sim_cfg.host_accessible =
-	        sim_env_int("HMR_SIM_CUDA_HOST_ACCESSIBLE", 0, 1, 0);
+	        (int)sim_env_long("HMR_SIM_CUDA_HOST_ACCESSIBLE", 0, 1, 0);
 	sim_cfg.pcie_mapping =
-	        sim_env_int("HMR_SIM_CUDA_PCIE_MAPPING", 0, 1, 0);
-	sim_parse_dmabuf(getenv("HMR_SIM_CUDA_DMABUF"));
-	sim_parse_fails(getenv("HMR_SIM_CUDA_FAIL"));
+	        (int)sim_env_long("HMR_SIM_CUDA_PCIE_MAPPING", 0, 1, 0);
+	if (sim_parse_switches(getenv("HMR_SIM_CUDA_DMABUF"), sim_cfg.dmabuf,
+	                       SIM_MAX_DEVICES))
+		sim_log("ignoring bad HMR_SIM_CUDA_DMABUF");
+	sim_fails_set(getenv("HMR_SIM_CUDA_FAIL"), 0);
 }
 
 void sim_config_load(void)
 {
 	pthread_once(&sim_config_once, sim_config_read);
-}
-
-void sim_count_call(const char *name)
-{
-	int i;
-
-	pthread_mutex_lock(&sim_calls_lock);
-	for (i = 0; i < sim_ncalls; i++)
-		if (strcmp(sim_calls[i].name, name) == 0)
-			break;
-	if (i == sim_ncalls && sim_ncalls < SIM_MAX_NAMES)
-		sim_calls[sim_ncalls++].name = name;
-	if (i < sim_ncalls)
-		sim_calls[i].count++;
-	pthread_mutex_unlock(&sim_calls_lock);
 }
 
 /*
@@ -232,54 +104,23 @@ void sim_count_call(const char *name)
  */
 SIM_API unsigned long hmr_sim_cuda_calls(const char *name)
 {
-	unsigned long n = 0;
-
-	if (!name)
-		return 0;
-	pthread_mutex_lock(&sim_calls_lock);
-	for (int i = 0; i < sim_ncalls; i++)
-		if (strcmp(sim_calls[i].name, name) == 0)
-			n = sim_calls[i].count;
-	pthread_mutex_unlock(&sim_calls_lock);
-	return n;
+	return sim_calls_get(name);
 }
 
 /* Test hook, not a driver symbol: replace the failure rules now. */
 SIM_API int hmr_sim_cuda_fail(const char *spec)
 {
 	sim_config_load();
-	pthread_mutex_lock(&sim_fail_lock);
-	sim_nfails = 0;
-	sim_parse_fails(spec);
-	pthread_mutex_unlock(&sim_fail_lock);
-	return sim_nfails;
+	return sim_fails_set(spec, 0);
 }
 
 CUresult sim_fail_check(const char *name)
 {
-	CUresult rc = CUDA_SUCCESS;
+	long code;
 
-	sim_count_call(name);
+	sim_calls_count(name);
 	sim_config_load();
-	if (sim_nfails == 0)
-		return CUDA_SUCCESS;
-	pthread_mutex_lock(&sim_fail_lock);
-	for (int i = 0; i < sim_nfails; i++) {
-		struct sim_fail *f = &sim_fails[i];
-
-		if (f->count == 0 || strcmp(f->name, name) != 0)
-			continue;
-		if (f->skip > 0) {
-			f->skip--;
-			break;
-		}
-		if (f->count > 0)
-			f->count--;
-		rc = f->code;
-		break;
-	}
-	pthread_mutex_unlock(&sim_fail_lock);
-	return rc;
+	return sim_fails_check(name, &code) ? (CUresult)code : CUDA_SUCCESS;
 }
 
 CUresult sim_check_init(void)
@@ -294,15 +135,11 @@ static CUresult sim_reserve_windows(void)
 {
 	size_t len = (size_t)sim_cfg.ndev * SIM_DEV_WINDOW + SIM_VMM_WINDOW +
 	             SIM_GRANULARITY;
-	void *p = mmap(NULL, len, PROT_NONE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = sim_reserve(len);
 	CUdeviceptr base;
 
-	if (p == MAP_FAILED) {
-		sim_log("cannot reserve %zu bytes of address space: %s", len,
-		        strerror(errno));
+	if (!p)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
 	base = sim_round_up((CUdeviceptr)(uintptr_t)p, SIM_GRANULARITY);
 	for (int i = 0; i < sim_cfg.ndev; i++) {
 		struct sim_device *d = &sim.dev[i];

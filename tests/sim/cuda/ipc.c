@@ -119,8 +119,9 @@ static CUresult sim_ipc_map(const struct sim_ipc_handle *h, CUcontext ctx,
 	a->ipc_refs = 1;
 	a->ipc_pid = h->pid;
 	a->ipc_id = h->id;
-	if (sim_map_device(addr, &a->mem, 0, a->span, 0) || sim_insert(a)) {
-		sim_unmap_device(addr, a->span);
+	if (sim_map_device(addr, &a->mem, 0, a->span, 0) ||
+	    sim_table_insert(&sim.tab, a)) {
+		sim_unmap_fixed(addr, a->span);
 		sim_mem_destroy(&a->mem);
 		free(a);
 		return CUDA_ERROR_MAP_FAILED;
@@ -154,8 +155,8 @@ SIM_API CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr,
 	if (h.pid == (int32_t)getpid())
 		return CUDA_ERROR_INVALID_CONTEXT;
 	pthread_mutex_lock(&sim.lock);
-	for (size_t i = 0; i < sim.ntab; i++) {
-		struct sim_alloc *a = sim.tab[i];
+	for (size_t i = 0; i < sim.tab.n; i++) {
+		struct sim_alloc *a = sim_at(i);
 
 		if (a->kind == SIM_KIND_IPC && a->ipc_pid == h.pid &&
 		    a->ipc_id == h.id) {

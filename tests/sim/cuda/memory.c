@@ -31,7 +31,7 @@ static CUresult sim_new_device_alloc(enum sim_kind kind, int device,
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	a->id = sim.next_id++;
 	snprintf(name, sizeof(name), "sim-cuda:dev%d:buf%llu", device, a->id);
-	if (sim_mem_create(&a->mem, span, name)) {
+	if (sim_mem_create(&a->mem, span, 0, name)) {
 		free(a);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
@@ -42,8 +42,8 @@ static CUresult sim_new_device_alloc(enum sim_kind kind, int device,
 	a->device = device;
 	a->ctx = ctx;
 	if (sim_map_device(addr, &a->mem, 0, span, kind == SIM_KIND_MANAGED) ||
-	    sim_insert(a)) {
-		sim_unmap_device(addr, span);
+	    sim_table_insert(&sim.tab, a)) {
+		sim_unmap_fixed(addr, span);
 		sim_mem_destroy(&a->mem);
 		free(a);
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -130,14 +130,14 @@ static CUresult sim_host_alloc(void **pp, size_t size, unsigned int flags)
 	a->id = sim.next_id++;
 	snprintf(name, sizeof(name), "sim-cuda:host:buf%llu", a->id);
 	a->span = sim_round_up(size, sim.page);
-	if (sim_mem_create(&a->mem, a->span, name) == 0) {
+	if (sim_mem_create(&a->mem, a->span, 0, name) == 0) {
 		a->base = (CUdeviceptr)(uintptr_t)a->mem.shadow;
 		a->size = size;
 		a->kind = SIM_KIND_HOST;
 		a->device = ctx->device;
 		a->ctx = ctx;
 		a->flags = flags;
-		if (sim_insert(a) == 0) {
+		if (sim_table_insert(&sim.tab, a) == 0) {
 			*pp = a->mem.shadow;
 			a = NULL;
 		} else {
@@ -218,7 +218,7 @@ SIM_API CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize,
 	if (sim_in_window(base) || sim_in_window(base + bytesize - 1) ||
 	    !sim_host_mapped(base, bytesize)) {
 		rc = CUDA_ERROR_INVALID_VALUE;
-	} else if (sim_find_overlap(base, bytesize)) {
+	} else if (sim_table_overlap(&sim.tab, base, bytesize)) {
 		rc = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 	} else {
 		a->base = base;
@@ -229,7 +229,8 @@ SIM_API CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize,
 		a->flags = Flags;
 		a->mem.fd = -1;
 		a->id = sim.next_id++;
-		rc = sim_insert(a) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+		rc = sim_table_insert(&sim.tab, a) ? CUDA_ERROR_OUT_OF_MEMORY
+		                                   : CUDA_SUCCESS;
 	}
 	pthread_mutex_unlock(&sim.lock);
 	if (rc != CUDA_SUCCESS)

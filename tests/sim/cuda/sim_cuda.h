@@ -49,6 +49,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "sim_common.h"
+
 #include <cuda.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -104,13 +106,6 @@ enum sim_kind {
 	SIM_KIND_VMM,        /* one cuMemMap segment */
 };
 
-/* A memfd and the simulator's read/write view of it. */
-struct sim_mem {
-	int fd;
-	size_t size; /* page multiple */
-	unsigned char *shadow;
-};
-
 /* A cuMemCreate physical allocation (CUmemGenericAllocationHandle). */
 struct sim_phys {
 	CUmemGenericAllocationHandle handle;
@@ -142,6 +137,8 @@ struct sim_alloc {
 	unsigned char access[SIM_MAX_DEVICES]; /* VMM: CUmemAccess_flags */
 };
 
+SIM_TABLE_FIELDS_OK(struct sim_alloc, base, span);
+
 /* Reservation made by cuMemAddressReserve. */
 struct sim_resv {
 	CUdeviceptr base;
@@ -154,8 +151,7 @@ struct sim_state {
 	size_t page;
 	struct sim_device dev[SIM_MAX_DEVICES];
 	CUdeviceptr vmm_base;
-	struct sim_alloc **tab; /* sorted by base */
-	size_t ntab, captab;
+	struct sim_table tab;  /* of struct sim_alloc */
 	struct sim_resv *resv; /* sorted by base */
 	size_t nresv, capresv;
 	struct sim_phys *phys; /* live physical handles */
@@ -172,12 +168,10 @@ int sim_error_by_name(const char *name, CUresult *out);
 
 /* init.c */
 void sim_config_load(void);
-void sim_count_call(const char *name);
 CUresult sim_fail_check(const char *name);
 SIM_API unsigned long hmr_sim_cuda_calls(const char *name);
 SIM_API int hmr_sim_cuda_fail(const char *spec);
 CUresult sim_check_init(void);
-void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Every entry point starts with SIM_ENTER: it loads the configuration,
@@ -205,23 +199,15 @@ int sim_ctx_valid(CUcontext ctx);
 CUresult sim_ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev);
 
 /* alloc.c: address table, windows and memfds; callers hold sim.lock. */
-static inline size_t sim_round_up(size_t v, size_t a)
+static inline struct sim_alloc *sim_at(size_t i)
 {
-	return (v + a - 1) / a * a;
+	return sim.tab.v[i];
 }
-int sim_mem_create(struct sim_mem *m, size_t size, const char *name);
-int sim_mem_adopt(struct sim_mem *m, int fd, size_t size);
-void sim_mem_destroy(struct sim_mem *m);
 int sim_map_device(CUdeviceptr addr, const struct sim_mem *m, size_t off,
                    size_t len, int host_rw);
-void sim_unmap_device(CUdeviceptr addr, size_t len);
 int sim_slot_find(int device, size_t span, size_t align, CUdeviceptr *addr);
 int sim_in_window(CUdeviceptr p);
 struct sim_alloc *sim_find(CUdeviceptr p);
-struct sim_alloc *sim_find_overlap(CUdeviceptr p, size_t len);
-size_t sim_index_of(CUdeviceptr p);
-int sim_insert(struct sim_alloc *a);
-void sim_remove(struct sim_alloc *a);
 unsigned char *sim_view(const struct sim_alloc *a, CUdeviceptr p);
 void sim_free_alloc(struct sim_alloc *a);
 void sim_free_ctx_allocs(CUcontext ctx);

@@ -18,7 +18,7 @@
 
 static CUresult sim_v1(const char *name)
 {
-	sim_count_call(name);
+	sim_calls_count(name);
 	fprintf(stderr, "sim-cuda: v1 ABI %s called\n", name);
 	return CUDA_ERROR_NOT_SUPPORTED;
 }

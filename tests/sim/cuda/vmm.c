@@ -95,7 +95,7 @@ SIM_API CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle,
 	} else {
 		snprintf(name, sizeof(name), "sim-cuda:dev%d:mem%llu", dev,
 		         sim.next_id);
-		if (sim_mem_create(&mem, size, name) == 0) {
+		if (sim_mem_create(&mem, size, 0, name) == 0) {
 			p = sim_phys_new(prop, &mem);
 			if (!p)
 				sim_mem_destroy(&mem);
@@ -251,7 +251,7 @@ SIM_API CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
 	i = sim_resv_index(ptr);
 	/* The whole reservation, with nothing mapped in it any more. */
 	if (i && sim.resv[i - 1].base == ptr && sim.resv[i - 1].size == size &&
-	    !sim_find_overlap(ptr, size)) {
+	    !sim_table_overlap(&sim.tab, ptr, size)) {
 		i--;
 		memmove(&sim.resv[i], &sim.resv[i + 1],
 		        (sim.nresv - i - 1) * sizeof(*sim.resv));
@@ -277,7 +277,8 @@ SIM_API CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 	pthread_mutex_lock(&sim.lock);
 	p = sim_phys_find(handle);
 	if (!p || offset > p->mem.size || size > p->mem.size - offset ||
-	    !sim_resv_holding(ptr, size) || sim_find_overlap(ptr, size))
+	    !sim_resv_holding(ptr, size) ||
+	    sim_table_overlap(&sim.tab, ptr, size))
 		goto out;
 	rc = CUDA_ERROR_OUT_OF_MEMORY;
 	a = calloc(1, sizeof(*a));
@@ -291,8 +292,9 @@ SIM_API CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 	a->phys = p;
 	a->offset = offset;
 	a->mem.fd = -1;
-	if (sim_map_device(ptr, &p->mem, offset, size, 0) || sim_insert(a)) {
-		sim_unmap_device(ptr, size);
+	if (sim_map_device(ptr, &p->mem, offset, size, 0) ||
+	    sim_table_insert(&sim.tab, a)) {
+		sim_unmap_fixed(ptr, size);
 		free(a);
 		goto out;
 	}
@@ -310,14 +312,14 @@ out:
  */
 static long sim_segments(CUdeviceptr ptr, size_t size, int whole)
 {
-	size_t i = sim_index_of(ptr), first;
+	size_t i = sim_table_index(&sim.tab, ptr), first;
 	CUdeviceptr at = ptr, end = ptr + size;
 
 	if (i == 0 || size == 0 || end < ptr)
 		return -1;
 	first = --i;
 	for (; at < end; i++) {
-		struct sim_alloc *a = i < sim.ntab ? sim.tab[i] : NULL;
+		struct sim_alloc *a = i < sim.tab.n ? sim_at(i) : NULL;
 
 		if (!a || a->kind != SIM_KIND_VMM || a->base > at ||
 		    at - a->base >= a->size || (whole && a->base != at))
@@ -336,8 +338,8 @@ SIM_API CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 	pthread_mutex_lock(&sim.lock);
 	i = sim_segments(ptr, size, 1);
 	if (i >= 0) {
-		while ((size_t)i < sim.ntab && sim.tab[i]->base < ptr + size)
-			sim_free_alloc(sim.tab[i]);
+		while ((size_t)i < sim.tab.n && sim_at(i)->base < ptr + size)
+			sim_free_alloc(sim_at(i));
 		rc = CUDA_SUCCESS;
 	}
 	pthread_mutex_unlock(&sim.lock);
@@ -368,9 +370,9 @@ SIM_API CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size,
 	pthread_mutex_lock(&sim.lock);
 	first = sim_segments(ptr, size, 0);
 	for (size_t i = (size_t)first;
-	     first >= 0 && i < sim.ntab && sim.tab[i]->base < ptr + size; i++) {
+	     first >= 0 && i < sim.tab.n && sim_at(i)->base < ptr + size; i++) {
 		for (size_t k = 0; k < count; k++)
-			sim.tab[i]->access[desc[k].location.id] =
+			sim_at(i)->access[desc[k].location.id] =
 			        (unsigned char)desc[k].flags;
 		rc = CUDA_SUCCESS;
 	}

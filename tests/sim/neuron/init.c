@@ -3,11 +3,8 @@
 #include "sim_neuron.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /*
  * Environment (read once, at the first call of any entry point):
@@ -41,18 +38,10 @@
  *                                   counted but cannot fail.
  */
 
-#define SIM_MAX_RULES 32
-
-struct sim_rule {
-	enum sim_entry ep;
-	NRT_STATUS status;
-	unsigned long skip; /* calls still to let through */
-	long count;         /* failures still to inject; < 0: forever */
-};
-
 struct sim_state sim = {
         .lock = PTHREAD_MUTEX_INITIALIZER,
         .state = SIM_START,
+        .tab = SIM_TABLE_INIT(struct nrt_tensor, va, span),
         .next_id = 1,
 };
 struct sim_config sim_cfg;
@@ -63,11 +52,6 @@ static const char *const sim_entry_names[SIM_EP_COUNT] = {
 #undef SIM_EP_NAME
 
 static pthread_once_t sim_config_once = PTHREAD_ONCE_INIT;
-/* Protects sim_calls and sim_rules (the test hooks' state). */
-static pthread_mutex_t sim_hooks_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long sim_calls[SIM_EP_COUNT];
-static struct sim_rule sim_rules[SIM_MAX_RULES];
-static int sim_nrules; /* written only under sim_config_once */
 
 #define SIM_STATUS_NAME(s)                                                     \
 	{                                                                      \
@@ -109,34 +93,6 @@ static const struct {
 #undef SIM_STATUS_NAME
 #define SIM_NSTATUS (sizeof(sim_status_names) / sizeof(sim_status_names[0]))
 
-void sim_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("sim-neuron: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-static int sim_env_int(const char *var, long lo, long hi, int dflt)
-{
-	const char *s = getenv(var);
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return dflt;
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (errno || *end || v < lo || v > hi) {
-		sim_log("ignoring %s=%s (want %ld..%ld)", var, s, lo, hi);
-		return dflt;
-	}
-	return (int)v;
-}
-
 static int sim_entry_by_name(const char *name, size_t len)
 {
 	for (int i = 0; i < SIM_EP_COUNT; i++)
@@ -166,106 +122,47 @@ static int sim_status_parse(const char *s, NRT_STATUS *out)
 	return 0;
 }
 
-/* name[@N][=status][:count], parsed right to left. */
-static void sim_parse_rule(char *item)
+/* A rule names an entry point; the status defaults to NRT_FAILURE. */
+static int sim_fail_rule(char *name, const char *word, long *code)
 {
-	struct sim_rule r = {.status = NRT_FAILURE, .count = -1};
-	char *colon = strchr(item, ':'), *eq, *at, *end;
-	int ep;
+	NRT_STATUS status = NRT_FAILURE;
 
-	if (colon) {
-		*colon = '\0';
-		r.count = strtol(colon + 1, &end, 0);
-		if (*end || end == colon + 1 || r.count < 0)
-			goto bad;
-	}
-	eq = strchr(item, '=');
-	if (eq) {
-		*eq = '\0';
-		if (sim_status_parse(eq + 1, &r.status))
-			goto bad;
-	}
-	at = strchr(item, '@');
-	if (at) {
-		*at = '\0';
-		r.skip = strtoul(at + 1, &end, 0);
-		if (*end || end == at + 1)
-			goto bad;
-	}
-	ep = sim_entry_by_name(item, strlen(item));
-	if (ep < 0 || sim_nrules == SIM_MAX_RULES)
-		goto bad;
-	r.ep = (enum sim_entry)ep;
-	sim_rules[sim_nrules++] = r;
-	return;
-bad:
-	sim_log("ignoring HMR_SIM_NEURON_FAIL rule for '%s'", item);
+	if (sim_entry_by_name(name, strlen(name)) < 0 ||
+	    (word && sim_status_parse(word, &status)))
+		return -1;
+	*code = status;
+	return 0;
 }
 
-static void sim_parse_rules(const char *spec)
-{
-	char *copy, *item, *save = NULL;
-
-	if (!spec || !*spec)
-		return;
-	copy = strdup(spec);
-	if (!copy)
-		return;
-	for (item = strtok_r(copy, ",", &save); item;
-	     item = strtok_r(NULL, ",", &save))
-		sim_parse_rule(item);
-	free(copy);
-}
-
-static void sim_parse_dmabuf(const char *spec)
-{
-	int i;
-
-	memset(sim_cfg.dmabuf, 1, sizeof(sim_cfg.dmabuf));
-	for (i = 0; spec && *spec && i < SIM_MAX_CORES; i++) {
-		char *end;
-		long v = strtol(spec, &end, 0);
-
-		if (end == spec || (*end && *end != ',')) {
-			sim_log("ignoring bad HMR_SIM_NEURON_DMABUF");
-			memset(sim_cfg.dmabuf, 1, sizeof(sim_cfg.dmabuf));
-			return;
-		}
-		sim_cfg.dmabuf[i] = v != 0;
-		spec = *end ? end + 1 : end;
-	}
-}
-
-/* A fork child must not inherit the hooks lock held by another thread. */
-static void sim_hooks_fork_lock(void)
-{
-	pthread_mutex_lock(&sim_hooks_lock);
-}
-
-static void sim_hooks_fork_unlock(void)
-{
-	pthread_mutex_unlock(&sim_hooks_lock);
-}
+const struct sim_ops sim_ops = {
+        .log_prefix = "sim-neuron",
+        .fail_var = "HMR_SIM_NEURON_FAIL",
+        .fail_flags = SIM_FAIL_SKIP_FIRST | SIM_FAIL_SKIP_ON,
+        .fail_rule = sim_fail_rule,
+};
 
 static void sim_config_read(void)
 {
-	long page = sysconf(_SC_PAGESIZE);
-
-	sim.page = page > 0 ? (size_t)page : 4096;
+	sim.page = sim_page_size();
 	sim_cfg.cores =
-	        sim_env_int("HMR_SIM_NEURON_CORES", 0, SIM_MAX_CORES, 4);
-	sim_cfg.visible = sim_env_int("HMR_SIM_NEURON_VISIBLE_CORES", 0,
-	                              sim_cfg.cores, sim_cfg.cores);
-	sim_cfg.cores_per_device = sim_env_int(
+	        (int)sim_env_long("HMR_SIM_NEURON_CORES", 0, SIM_MAX_CORES, 4);
+	sim_cfg.visible = (int)sim_env_long("HMR_SIM_NEURON_VISIBLE_CORES", 0,
+	                                    sim_cfg.cores, sim_cfg.cores);
+	sim_cfg.cores_per_device = (int)sim_env_long(
 	        "HMR_SIM_NEURON_CORES_PER_DEVICE", 1, SIM_MAX_CORES, 2);
 	sim_cfg.host_accessible =
-	        sim_env_int("HMR_SIM_NEURON_HOST_ACCESSIBLE", 0, 1, 0);
-	sim_cfg.device_va = sim_env_int("HMR_SIM_NEURON_DEVICE_VA", 0, 1, 1);
-	sim_parse_dmabuf(getenv("HMR_SIM_NEURON_DMABUF"));
-	sim_parse_rules(getenv("HMR_SIM_NEURON_FAIL"));
-	/* Run in reverse order at fork: sim.lock, then the hooks lock. */
-	pthread_atfork(sim_hooks_fork_lock, sim_hooks_fork_unlock,
-	               sim_hooks_fork_unlock);
+	        (int)sim_env_long("HMR_SIM_NEURON_HOST_ACCESSIBLE", 0, 1, 0);
+	sim_cfg.device_va =
+	        (int)sim_env_long("HMR_SIM_NEURON_DEVICE_VA", 0, 1, 1);
+	/* A bad list counts for nothing: every core exports. */
+	if (sim_parse_switches(getenv("HMR_SIM_NEURON_DMABUF"), sim_cfg.dmabuf,
+	                       SIM_MAX_CORES)) {
+		sim_log("ignoring bad HMR_SIM_NEURON_DMABUF");
+		sim_parse_switches(NULL, sim_cfg.dmabuf, SIM_MAX_CORES);
+	}
+	sim_fails_set(getenv("HMR_SIM_NEURON_FAIL"), 0);
+	/* Run in reverse order at fork: sim.lock, then the hooks' locks. */
+	sim_hooks_atfork();
 	sim_fork_hooks();
 }
 
@@ -277,29 +174,14 @@ void sim_config_load(void)
 /* Counts the call; 1 and *status when a failure rule fires. */
 int sim_fail_check(enum sim_entry ep, NRT_STATUS *status)
 {
-	int fire = 0;
+	long code;
 
 	sim_config_load();
-	pthread_mutex_lock(&sim_hooks_lock);
-	sim_calls[ep]++;
-	for (int i = 0; i < sim_nrules && !fire; i++) {
-		struct sim_rule *r = &sim_rules[i];
-
-		if (r->ep != ep)
-			continue;
-		if (r->skip > 0) {
-			r->skip--;
-			continue;
-		}
-		if (r->count == 0)
-			continue;
-		if (r->count > 0)
-			r->count--;
-		*status = r->status;
-		fire = 1;
-	}
-	pthread_mutex_unlock(&sim_hooks_lock);
-	return fire;
+	sim_calls_count(sim_entry_names[ep]);
+	if (!sim_fails_check(sim_entry_names[ep], &code))
+		return 0;
+	*status = (NRT_STATUS)code;
+	return 1;
 }
 
 /*
@@ -308,18 +190,7 @@ int sim_fail_check(enum sim_entry ep, NRT_STATUS *status)
  */
 SIM_API unsigned long hmr_sim_neuron_calls(const char *name)
 {
-	unsigned long n = 0;
-	int ep;
-
-	if (!name)
-		return 0;
-	ep = sim_entry_by_name(name, strlen(name));
-	if (ep < 0)
-		return 0;
-	pthread_mutex_lock(&sim_hooks_lock);
-	n = sim_calls[ep];
-	pthread_mutex_unlock(&sim_hooks_lock);
-	return n;
+	return sim_calls_get(name);
 }
 
 /* nrt_status.h: NRT_UNINITIALIZED before nrt_init, NRT_CLOSED after. */

@@ -2,8 +2,6 @@
 /* mem.c: NeuronCore windows, tensor backing and the VA table. */
 #include "sim_neuron.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +29,12 @@ static void sim_fork_parent(void)
  */
 static void sim_fork_child(void)
 {
-	for (size_t i = 0; i < sim.ntab; i++)
-		if (sim.tab[i]->placement == NRT_TENSOR_PLACEMENT_DEVICE)
-			mprotect((void *)sim.tab[i]->va, sim.tab[i]->span,
-			         PROT_NONE);
+	for (size_t i = 0; i < sim.tab.n; i++) {
+		struct nrt_tensor *t = sim.tab.v[i];
+
+		if (t->placement == NRT_TENSOR_PLACEMENT_DEVICE)
+			mprotect((void *)t->va, t->span, PROT_NONE);
+	}
 	pthread_mutex_unlock(&sim.lock);
 }
 
@@ -52,13 +52,9 @@ int sim_reserve_windows(void)
 
 	if (sim.win_len)
 		return 0;
-	p = mmap(NULL, len, PROT_NONE,
-	         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED) {
-		sim_log("cannot reserve %zu bytes of address space: %s", len,
-		        strerror(errno));
+	p = sim_reserve(len);
+	if (!p)
 		return -1;
-	}
 	sim.win_base = (uintptr_t)p;
 	sim.win_len = len;
 	return 0;
@@ -82,67 +78,27 @@ int sim_device_of(int nc)
 	return nc < 0 ? 0 : nc / sim_cfg.cores_per_device;
 }
 
-/* Index of the first table entry whose va is above p. */
-static size_t sim_index_of(uintptr_t p)
-{
-	size_t lo = 0, hi = sim.ntab;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sim.tab[mid]->va <= p)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* The live tensor whose [va, va + size) holds p. */
 struct nrt_tensor *sim_find_va(uintptr_t p)
 {
-	size_t i = sim_index_of(p);
-	struct nrt_tensor *t;
+	struct nrt_tensor *t = sim_table_floor(&sim.tab, p);
 
-	if (i == 0)
-		return NULL;
-	t = sim.tab[i - 1];
-	return p - t->va < t->size ? t : NULL;
+	return t && p - t->va < t->size ? t : NULL;
 }
 
+/* Tensors may overlap: a test's next_device_va goes where it says. */
 static int sim_insert(struct nrt_tensor *t)
 {
-	size_t i;
-
-	if (sim.ntab == sim.captab) {
-		size_t cap = sim.captab ? sim.captab * 2 : 64;
-		struct nrt_tensor **tab = realloc(sim.tab, cap * sizeof(*tab));
-
-		if (!tab)
-			return -1;
-		sim.tab = tab;
-		sim.captab = cap;
-	}
-	i = sim_index_of(t->va);
-	memmove(&sim.tab[i + 1], &sim.tab[i],
-	        (sim.ntab - i) * sizeof(*sim.tab));
-	sim.tab[i] = t;
-	sim.ntab++;
+	if (sim_table_put(&sim.tab, t))
+		return -1;
 	t->in_table = 1;
 	return 0;
 }
 
 static void sim_remove(struct nrt_tensor *t)
 {
-	size_t i = sim_index_of(t->va);
-
-	if (!t->in_table || i == 0 || sim.tab[i - 1] != t)
-		return;
-	i--;
-	memmove(&sim.tab[i], &sim.tab[i + 1],
-	        (sim.ntab - i - 1) * sizeof(*sim.tab));
-	sim.ntab--;
-	t->in_table = 0;
+	if (t->in_table && sim_table_remove(&sim.tab, t) == 0)
+		t->in_table = 0;
 }
 
 /*
@@ -151,44 +107,23 @@ static void sim_remove(struct nrt_tensor *t)
  */
 static int sim_slot_find(int nc, size_t span, uintptr_t *addr)
 {
-	uintptr_t lo = sim.win_base + (uintptr_t)nc * SIM_NC_WINDOW;
-	uintptr_t hi = lo + SIM_NC_WINDOW, cand = lo;
+	uint64_t lo = sim.win_base + (uint64_t)nc * SIM_NC_WINDOW, at;
 
-	for (size_t i = sim_index_of(lo - 1); i < sim.ntab; i++) {
-		struct nrt_tensor *t = sim.tab[i];
-
-		if (t->va >= hi || t->va >= cand + span)
-			break;
-		if (t->va + t->span > cand)
-			cand = t->va + t->span;
-	}
-	if (cand + span > hi)
+	if (sim_table_first_fit(&sim.tab, lo, lo + SIM_NC_WINDOW, span,
+	                        sim.page, &at))
 		return -1;
-	*addr = cand;
+	*addr = (uintptr_t)at;
 	return 0;
 }
 
 /* A memfd named so /proc/self/maps reads "/memfd:/dev/neuron<D>". */
-static int sim_memfd(struct nrt_tensor *t)
+static int sim_tensor_memfd(struct nrt_tensor *t)
 {
 	char name[32];
 
 	snprintf(name, sizeof(name), "/dev/neuron%d", sim_device_of(t->nc));
-	t->fd = memfd_create(name, MFD_CLOEXEC);
-	if (t->fd < 0)
-		return -1;
-	if (ftruncate(t->fd, (off_t)t->span) == 0)
-		return 0;
-	close(t->fd);
-	t->fd = -1;
-	return -1;
-}
-
-static void *sim_map_shared(void *addr, size_t len, int prot, int fd)
-{
-	int flags = MAP_SHARED | (addr ? MAP_FIXED : 0);
-
-	return mmap(addr, len, prot, flags, fd, 0);
+	t->fd = sim_memfd(name, t->span);
+	return t->fd < 0 ? -1 : 0;
 }
 
 /* The device mapping at a window slot, as the driver's mmap of HBM. */
@@ -204,8 +139,7 @@ static NRT_STATUS sim_back_device_va(struct nrt_tensor *t)
 		         0) != (void *)va)
 			return NRT_RESOURCE;
 	} else if (sim_slot_find(t->nc, t->span, &va) ||
-	           sim_map_shared((void *)va, t->span, prot, t->fd) ==
-	                   MAP_FAILED) {
+	           sim_map_fixed(va, t->span, prot, t->fd, 0)) {
 		return NRT_RESOURCE;
 	}
 	t->va = va;
@@ -218,14 +152,14 @@ static NRT_STATUS sim_back_device(struct nrt_tensor *t)
 
 	if (sim.used[t->nc] + t->span > SIM_NC_MEMORY)
 		return NRT_RESOURCE;
-	if (sim_memfd(t))
+	if (sim_tensor_memfd(t))
 		return NRT_RESOURCE;
 	/* An asked-for VA first: the shadow could take that free address. */
 	if (sim.next_va && sim_cfg.device_va &&
 	    sim_back_device_va(t) != NRT_SUCCESS)
 		return NRT_RESOURCE;
-	p = sim_map_shared(NULL, t->span, PROT_READ | PROT_WRITE, t->fd);
-	if (p == MAP_FAILED)
+	p = sim_map_shadow(t->fd, t->span);
+	if (!p)
 		return NRT_RESOURCE;
 	t->shadow = p;
 	sim.used[t->nc] += t->span;
@@ -240,10 +174,10 @@ static NRT_STATUS sim_back_host(struct nrt_tensor *t)
 {
 	void *p;
 
-	if (sim_memfd(t))
+	if (sim_tensor_memfd(t))
 		return NRT_RESOURCE;
-	p = sim_map_shared(NULL, t->span, PROT_READ | PROT_WRITE, t->fd);
-	if (p == MAP_FAILED)
+	p = sim_map_shadow(t->fd, t->span);
+	if (!p)
 		return NRT_RESOURCE;
 	t->shadow = p;
 	t->va = (uintptr_t)p;
@@ -294,10 +228,7 @@ void sim_tensor_release(struct nrt_tensor *t)
 		if (t->va && !sim_in_windows(t->va))
 			munmap((void *)t->va, t->span);
 		else if (t->va) /* back to the reservation, PROT_NONE again */
-			mmap((void *)t->va, t->span, PROT_NONE,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-			             MAP_FIXED,
-			     -1, 0);
+			sim_unmap_fixed(t->va, t->span);
 		if (t->shadow) {
 			munmap(t->shadow, t->span);
 			sim.used[t->nc] -= t->span;

@@ -31,15 +31,16 @@
  *   (at a former host address, say); freeing it unmaps it.
  *
  * Locking: sim.lock protects sim (tensors, table, windows, state);
- * init.c's hooks lock protects the call counters and failure rules.  No
- * code takes one while holding the other, except fork, whose atfork
- * handlers take sim.lock and then the hooks lock.
+ * tests/sim/common's hooks locks protect the call counters and failure
+ * rules.  No code takes one while holding another, except fork, whose
+ * atfork handlers take sim.lock and then the hooks locks.
  */
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "nrt_decl.h"
+#include "sim_common.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -83,12 +84,12 @@ enum sim_entry { SIM_ENTRY_POINTS(SIM_EP_ENUM) SIM_EP_COUNT };
 #undef SIM_EP_ENUM
 
 struct sim_config {
-	int cores;            /* HMR_SIM_NEURON_CORES: total NeuronCores */
-	int visible;          /* HMR_SIM_NEURON_VISIBLE_CORES */
-	int cores_per_device; /* HMR_SIM_NEURON_CORES_PER_DEVICE */
-	int host_accessible;  /* HMR_SIM_NEURON_HOST_ACCESSIBLE */
-	int device_va;        /* HMR_SIM_NEURON_DEVICE_VA */
-	unsigned char dmabuf[SIM_MAX_CORES]; /* HMR_SIM_NEURON_DMABUF */
+	int cores;                 /* HMR_SIM_NEURON_CORES: total NeuronCores */
+	int visible;               /* HMR_SIM_NEURON_VISIBLE_CORES */
+	int cores_per_device;      /* HMR_SIM_NEURON_CORES_PER_DEVICE */
+	int host_accessible;       /* HMR_SIM_NEURON_HOST_ACCESSIBLE */
+	int device_va;             /* HMR_SIM_NEURON_DEVICE_VA */
+	int dmabuf[SIM_MAX_CORES]; /* HMR_SIM_NEURON_DMABUF */
 };
 
 enum sim_state_kind { SIM_START, SIM_INITED, SIM_CLOSED };
@@ -108,6 +109,8 @@ struct nrt_tensor {
 	struct nrt_tensor *next; /* sim.all */
 };
 
+SIM_TABLE_FIELDS_OK(struct nrt_tensor, va, span);
+
 struct sim_state {
 	pthread_mutex_t lock;
 	enum sim_state_kind state;
@@ -115,8 +118,7 @@ struct sim_state {
 	uintptr_t win_base; /* core c's window: win_base + c * SIM_NC_WINDOW */
 	size_t win_len;     /* 0 until reserved (once, never released) */
 	size_t used[SIM_MAX_CORES];
-	struct nrt_tensor **tab; /* tensors with a Neuron VA, sorted by va */
-	size_t ntab, captab;
+	struct sim_table tab;   /* tensors with a Neuron VA, sorted by va */
 	struct nrt_tensor *all; /* every tensor not yet freed */
 	unsigned long long next_id;
 	uintptr_t next_va; /* hmr_sim_neuron_next_device_va; 0: a window */
@@ -126,7 +128,6 @@ extern struct sim_state sim;
 extern struct sim_config sim_cfg;
 
 /* init.c: configuration, counters, failure injection, state checks. */
-void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void sim_config_load(void);
 int sim_fail_check(enum sim_entry ep, NRT_STATUS *status);
 NRT_STATUS sim_check_init(void);
@@ -160,10 +161,6 @@ SIM_API void hmr_sim_neuron_next_device_va(const void *va);
 	} while (0)
 
 /* mem.c: windows, memfds and the VA table; callers hold sim.lock. */
-static inline size_t sim_round_up(size_t v, size_t a)
-{
-	return (v + a - 1) / a * a;
-}
 void sim_fork_hooks(void);
 int sim_reserve_windows(void);
 int sim_device_of(int nc);

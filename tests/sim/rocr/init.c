@@ -3,12 +3,9 @@
 #include "sim_rocr.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 /*
  * Environment (read once, at the first call of any entry point):
@@ -34,65 +31,14 @@
  *                                 @2:1" fails only the third call.
  */
 
-#define SIM_MAX_FAILS 32
-#define SIM_MAX_NAMES 64
-
-struct sim_fail {
-	char name[64];
-	hsa_status_t status;
-	unsigned long skip; /* calls let through before failing */
-	long count;         /* failures left; < 0: forever */
-};
-
-/* Calls per entry point, for tests (hmr_sim_rocr_calls). */
-struct sim_calls {
-	const char *name; /* a string literal */
-	unsigned long count;
-};
-
 struct sim_state sim = {
         .lock = PTHREAD_MUTEX_INITIALIZER,
+        .tab = SIM_TABLE_INIT(struct sim_alloc, base, span),
         .next_id = 1,
 };
 struct sim_config sim_cfg;
 
 static pthread_once_t sim_config_once = PTHREAD_ONCE_INIT;
-/* sim_calls_lock protects sim_calls and sim_ncalls. */
-static pthread_mutex_t sim_calls_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sim_calls sim_calls[SIM_MAX_NAMES];
-static int sim_ncalls;
-/* sim_fail_lock protects sim_fails[].skip and .count (set up once). */
-static pthread_mutex_t sim_fail_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sim_fail sim_fails[SIM_MAX_FAILS];
-static int sim_nfails;
-
-void sim_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("sim-rocr: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-static int sim_env_int(const char *var, long lo, long hi, int dflt)
-{
-	const char *s = getenv(var);
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return dflt;
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (errno || *end || v < lo || v > hi) {
-		sim_log("ignoring %s=%s (want %ld..%ld)", var, s, lo, hi);
-		return dflt;
-	}
-	return (int)v;
-}
 
 /* "123" or "HSA_STATUS_ERROR_INVALID_ARGUMENT"; -1 if neither. */
 static int sim_parse_status(const char *s, hsa_status_t *out)
@@ -109,96 +55,40 @@ static int sim_parse_status(const char *s, hsa_status_t *out)
 	return sim_status_by_name(s, out);
 }
 
-static int sim_parse_ulong(const char *s, unsigned long *out)
+/* Any exact entry point name; the status defaults to HSA_STATUS_ERROR. */
+static int sim_fail_rule(char *name, const char *word, long *code)
 {
-	char *end;
+	hsa_status_t status = HSA_STATUS_ERROR;
 
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return end == s || *end || errno || *s == '-' ? -1 : 0;
+	(void)name;
+	if (word && sim_parse_status(word, &status))
+		return -1;
+	*code = status;
+	return 0;
 }
 
-/* name[@N][=status][:count] */
-static void sim_parse_fail_item(char *item)
-{
-	struct sim_fail f = {.status = HSA_STATUS_ERROR, .count = -1};
-	char *colon = strrchr(item, ':'), *eq, *at;
-	unsigned long n;
-
-	if (colon) {
-		*colon = '\0';
-		if (sim_parse_ulong(colon + 1, &n) || n > 1000000000ul)
-			goto bad;
-		f.count = (long)n;
-	}
-	eq = strchr(item, '=');
-	if (eq) {
-		*eq = '\0';
-		if (sim_parse_status(eq + 1, &f.status))
-			goto bad;
-	}
-	at = strchr(item, '@');
-	if (at) {
-		*at = '\0';
-		if (sim_parse_ulong(at + 1, &f.skip))
-			goto bad;
-	}
-	if (!*item || strlen(item) >= sizeof(f.name) ||
-	    sim_nfails == SIM_MAX_FAILS)
-		goto bad;
-	memcpy(f.name, item, strlen(item) + 1);
-	sim_fails[sim_nfails++] = f;
-	return;
-bad:
-	sim_log("ignoring bad HMR_SIM_ROCR_FAIL item for '%s'", item);
-}
-
-static void sim_parse_fails(const char *spec)
-{
-	char *copy, *item, *save = NULL;
-
-	if (!spec || !*spec)
-		return;
-	copy = strdup(spec);
-	if (!copy)
-		return;
-	for (item = strtok_r(copy, ",", &save); item;
-	     item = strtok_r(NULL, ",", &save))
-		sim_parse_fail_item(item);
-	free(copy);
-}
+const struct sim_ops sim_ops = {
+        .log_prefix = "sim-rocr",
+        .fail_var = "HMR_SIM_ROCR_FAIL",
+        .fail_flags = SIM_FAIL_SKIP_FIRST,
+        .fail_rule = sim_fail_rule,
+};
 
 static void sim_config_read(void)
 {
-	long page = sysconf(_SC_PAGESIZE);
-
-	sim.page = page > 0 ? (size_t)page : 4096;
-	sim_cfg.ngpu = sim_env_int("HMR_SIM_ROCR_DEVICES", 0, SIM_MAX_GPUS, 2);
+	sim.page = sim_page_size();
+	sim_cfg.ngpu =
+	        (int)sim_env_long("HMR_SIM_ROCR_DEVICES", 0, SIM_MAX_GPUS, 2);
 	sim_cfg.host_accessible =
-	        sim_env_int("HMR_SIM_ROCR_HOST_ACCESSIBLE", 0, 1, 0);
+	        (int)sim_env_long("HMR_SIM_ROCR_HOST_ACCESSIBLE", 0, 1, 0);
 	sim_cfg.dmabuf =
-	        SIM_HAS_DMABUF && sim_env_int("HMR_SIM_ROCR_DMABUF", 0, 1, 1);
-	sim_parse_fails(getenv("HMR_SIM_ROCR_FAIL"));
+	        SIM_HAS_DMABUF && sim_env_long("HMR_SIM_ROCR_DMABUF", 0, 1, 1);
+	sim_fails_set(getenv("HMR_SIM_ROCR_FAIL"), 0);
 }
 
 void sim_config_load(void)
 {
 	pthread_once(&sim_config_once, sim_config_read);
-}
-
-static void sim_count_call(const char *name)
-{
-	int i;
-
-	pthread_mutex_lock(&sim_calls_lock);
-	for (i = 0; i < sim_ncalls; i++)
-		if (strcmp(sim_calls[i].name, name) == 0)
-			break;
-	if (i == sim_ncalls && sim_ncalls < SIM_MAX_NAMES)
-		sim_calls[sim_ncalls++].name = name;
-	if (i < sim_ncalls)
-		sim_calls[i].count++;
-	pthread_mutex_unlock(&sim_calls_lock);
 }
 
 /*
@@ -207,45 +97,17 @@ static void sim_count_call(const char *name)
  */
 SIM_API unsigned long hmr_sim_rocr_calls(const char *name)
 {
-	unsigned long n = 0;
-
-	if (!name)
-		return 0;
-	pthread_mutex_lock(&sim_calls_lock);
-	for (int i = 0; i < sim_ncalls; i++)
-		if (strcmp(sim_calls[i].name, name) == 0)
-			n = sim_calls[i].count;
-	pthread_mutex_unlock(&sim_calls_lock);
-	return n;
+	return sim_calls_get(name);
 }
 
 hsa_status_t sim_fail_check(const char *name)
 {
-	hsa_status_t rc = HSA_STATUS_SUCCESS;
+	long code;
 
-	sim_count_call(name);
+	sim_calls_count(name);
 	sim_config_load();
-	if (sim_nfails == 0)
-		return HSA_STATUS_SUCCESS;
-	pthread_mutex_lock(&sim_fail_lock);
-	for (int i = 0; i < sim_nfails; i++) {
-		struct sim_fail *f = &sim_fails[i];
-
-		if (strcmp(f->name, name) != 0)
-			continue;
-		if (f->skip > 0) {
-			f->skip--;
-			break;
-		}
-		if (f->count == 0)
-			continue;
-		if (f->count > 0)
-			f->count--;
-		rc = f->status;
-		break;
-	}
-	pthread_mutex_unlock(&sim_fail_lock);
-	return rc;
+	return sim_fails_check(name, &code) ? (hsa_status_t)code
+	                                    : HSA_STATUS_SUCCESS;
 }
 
 /* ROCr's IS_OPEN(): the reference count is not zero. */

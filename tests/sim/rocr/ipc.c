@@ -126,7 +126,7 @@ static hsa_status_t sim_ipc_map(const struct sim_ipc_handle *h, size_t len,
 	         sim_slot_find((int)h->owner - 1, span, &a->base) ||
 	         sim_map_device(a->base, a->fd, span))
 		goto fail;
-	if (sim_insert(a))
+	if (sim_table_insert(&sim.tab, a))
 		goto fail;
 	*out = (void *)a->base;
 	return HSA_STATUS_SUCCESS;
@@ -174,7 +174,7 @@ SIM_API hsa_status_t HSA_API hsa_amd_ipc_memory_detach(void *mapped_ptr)
 	pthread_mutex_lock(&sim.lock);
 	a = sim_find((uintptr_t)mapped_ptr);
 	if (a && a->base == (uintptr_t)mapped_ptr && a->kind == SIM_KIND_IPC) {
-		sim_remove(a);
+		(void)sim_table_remove(&sim.tab, a);
 		sim_destroy_alloc(a);
 		rc = HSA_STATUS_SUCCESS;
 	}

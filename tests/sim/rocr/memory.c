@@ -22,7 +22,7 @@ static int sim_back(struct sim_alloc *a, const struct sim_agent *owner)
 		         owner->index - 1, a->id);
 	else
 		snprintf(name, sizeof(name), "sim-rocr:cpu:buf%llu", a->id);
-	a->fd = sim_memfd(a->span, name);
+	a->fd = sim_memfd(name, a->span);
 	if (a->fd < 0)
 		return -1;
 	a->shadow = sim_map_shadow(a->fd, a->span);
@@ -61,7 +61,7 @@ static hsa_status_t sim_pool_alloc(struct sim_agent *owner, size_t size,
 	a->owner = owner->index;
 	a->access =
 	        a->kind == SIM_KIND_GPU ? 1u << owner->index : sim_all_agents();
-	if (sim_back(a, owner) || sim_insert(a)) {
+	if (sim_back(a, owner) || sim_table_insert(&sim.tab, a)) {
 		sim_destroy_alloc(a);
 		return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
 	}
@@ -124,7 +124,7 @@ static hsa_status_t sim_free(void *ptr)
 		free(n);
 	}
 	pthread_mutex_lock(&sim.lock);
-	sim_remove(a);
+	(void)sim_table_remove(&sim.tab, a);
 	if (a->owner < sim.nagents)
 		sim.agents[a->owner].used -= a->span;
 	sim_destroy_alloc(a);

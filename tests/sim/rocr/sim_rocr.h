@@ -50,6 +50,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "sim_common.h"
+
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <pthread.h>
@@ -140,6 +142,8 @@ struct sim_alloc {
 	struct sim_notifier *notify; /* deallocation callbacks */
 };
 
+SIM_TABLE_FIELDS_OK(struct sim_alloc, base, span);
+
 /* One hsa_amd_memory_lock'ed range. */
 struct sim_lock {
 	uintptr_t host;
@@ -157,8 +161,7 @@ struct sim_state {
 	int nagents;
 	void *window; /* the reservation holding every GPU window */
 	size_t window_len;
-	struct sim_alloc **tab; /* sorted by base */
-	size_t ntab, captab;
+	struct sim_table tab; /* of struct sim_alloc */
 	struct sim_lock *locks;
 	unsigned long long next_id;
 };
@@ -170,7 +173,6 @@ extern struct sim_config sim_cfg;
 void sim_config_load(void);
 hsa_status_t sim_fail_check(const char *name);
 hsa_status_t sim_check_init(void);
-void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 SIM_API unsigned long hmr_sim_rocr_calls(const char *name);
 
 /* memory.c */
@@ -205,21 +207,12 @@ uint32_t sim_agent_mask(uint32_t num, const hsa_agent_t *agents);
 struct sim_agent *sim_pool_owner(hsa_amd_memory_pool_t h);
 
 /* alloc.c: address table, windows, memfds; callers hold sim.lock. */
-static inline size_t sim_round_up(size_t v, size_t a)
-{
-	return (v + a - 1) / a * a;
-}
 int sim_windows_reserve(void);
 void sim_windows_release(void);
-int sim_memfd(size_t span, const char *name);
-void *sim_map_shadow(int fd, size_t span);
 int sim_map_device(uintptr_t addr, int fd, size_t span);
-void sim_unmap_device(uintptr_t addr, size_t span);
 int sim_slot_find(int gpu, size_t span, uintptr_t *addr);
 int sim_in_window(uintptr_t p);
 struct sim_alloc *sim_find(uintptr_t p);
-int sim_insert(struct sim_alloc *a);
-void sim_remove(struct sim_alloc *a);
 void sim_destroy_alloc(struct sim_alloc *a);
 void sim_free_everything(void);
 struct sim_lock *sim_lock_find(uintptr_t p);

@@ -30,6 +30,7 @@
  * libhl-thunk (the driver never calls the runtime).
  */
 
+#include "sim_common.h"
 #include "syn_decl.h"
 
 #include <stddef.h>
@@ -76,10 +77,5 @@ SIM_API unsigned long hmr_sim_synapseai_calls(const char *name);
 const char *sim_syn_status_name(long status);
 const char *sim_syn_status_text(long status);
 int sim_syn_status_parse(const char *word, long *out);
-
-static inline uint64_t sim_round_up(uint64_t v, uint64_t a)
-{
-	return (v + a - 1) / a * a;
-}
 
 #endif /* HMR_SIM_SYN_H */

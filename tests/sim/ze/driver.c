@@ -161,13 +161,13 @@ static ze_result_t sim_zex_import(ze_driver_handle_t hDriver, void *ptr,
 		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 	pthread_mutex_lock(&sim.lock);
 	if (!sim_in_window(p) && !sim_in_window(p + size - 1) &&
-	    sim_host_mapped(p, size) && !sim_find_overlap(p, size)) {
+	    sim_host_mapped(p, size) && !sim_table_overlap(&sim.tab, p, size)) {
 		a = sim_alloc_new(SIM_KIND_IMPORT, NULL);
 		rc = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 		if (a) {
 			a->base = p;
 			a->size = a->span = size;
-			if (sim_insert(a) == 0)
+			if (sim_table_insert(&sim.tab, a) == 0)
 				rc = ZE_RESULT_SUCCESS;
 			else
 				sim_free_alloc(a);

@@ -132,8 +132,8 @@ static ze_result_t sim_ipc_map(int fd, size_t size, size_t span,
 	a->size = size;
 	a->span = span;
 	a->page_size = align;
-	if (sim_map_device(addr, &a->mem, 0) || sim_insert(a)) {
-		sim_unmap_device(addr, span);
+	if (sim_map_device(addr, &a->mem, 0) || sim_table_insert(&sim.tab, a)) {
+		sim_unmap_fixed(addr, span);
 		sim_mem_destroy(&a->mem);
 		free(a);
 		return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;

@@ -81,8 +81,8 @@ static ze_result_t sim_window_alloc(enum sim_kind kind, ze_device_handle_t win,
 	a->span = span;
 	a->page_size = align;
 	if (sim_map_device(addr, &a->mem, kind == SIM_KIND_SHARED) ||
-	    sim_insert(a)) {
-		sim_unmap_device(addr, span);
+	    sim_table_insert(&sim.tab, a)) {
+		sim_unmap_fixed(addr, span);
 		sim_mem_destroy(&a->mem);
 		free(a);
 		return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
@@ -175,7 +175,7 @@ static ze_result_t sim_mem_alloc_host(ze_context_handle_t hContext,
 		a->page_size = sim_align_for(0, alignment);
 		if (sim_mem_create(&a->mem, a->span, a->page_size, name) == 0) {
 			a->base = (uintptr_t)a->mem.shadow;
-			if (sim_insert(a) == 0) {
+			if (sim_table_insert(&sim.tab, a) == 0) {
 				*pptr = a->mem.shadow;
 				rc = ZE_RESULT_SUCCESS;
 			} else {

@@ -51,14 +51,16 @@
  *   HMR_SIM_ZE_FD_MODE, see export.c.
  *
  * Locking: one mutex, sim.lock, protects everything in struct sim_state,
- * the devices and the context list; init.c's call counters and failure
- * rules have a lock each, never held together with sim.lock.  Command
+ * the devices and the context list; the call counters and failure rules
+ * (tests/sim/common) have a lock each, never held with sim.lock.  Command
  * lists are the caller's to serialize, as the API says.
  */
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "sim_common.h"
+
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
 #include <pthread.h>
@@ -145,13 +147,6 @@ enum sim_kind {
 	SIM_KIND_IMPORT, /* zexDriverImportExternalPointer: not USM */
 };
 
-/* A memfd and the simulator's read/write view of it. */
-struct sim_mem {
-	int fd;
-	size_t size; /* page multiple */
-	unsigned char *shadow;
-};
-
 /* One entry of the address table. */
 struct sim_alloc {
 	uintptr_t base;
@@ -166,6 +161,8 @@ struct sim_alloc {
 	int drv_fd_broken;      /* the caller closed it */
 };
 
+SIM_TABLE_FIELDS_OK(struct sim_alloc, base, span);
+
 struct sim_state {
 	pthread_mutex_t lock;
 	int initialized;
@@ -173,8 +170,7 @@ struct sim_state {
 	struct _ze_driver_handle_t driver;
 	struct _ze_device_handle_t dev[SIM_MAX_DEVICES];
 	struct _ze_context_handle_t *contexts;
-	struct sim_alloc **tab; /* sorted by base */
-	size_t ntab, captab;
+	struct sim_table tab; /* of struct sim_alloc */
 	uint64_t next_id;
 	unsigned long drv_fds;   /* driver-owned export fds open */
 	unsigned long fd_errors; /* driver-owned fds the caller closed */
@@ -186,7 +182,6 @@ extern struct sim_config sim_cfg;
 /* init.c */
 void sim_config_load(void);
 ze_result_t sim_fail_check(const char *name);
-void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* errors.c */
 int sim_result_by_name(const char *name, ze_result_t *out);
@@ -213,23 +208,11 @@ int sim_context_ok(ze_context_handle_t h);
 int sim_queue_ok(uint32_t ordinal, uint32_t index);
 
 /* alloc.c: address table, windows and memfds; callers hold sim.lock. */
-static inline size_t sim_round_up(size_t v, size_t a)
-{
-	return (v + a - 1) / a * a;
-}
-int sim_mem_create(struct sim_mem *m, size_t size, size_t align,
-                   const char *name);
-int sim_mem_adopt(struct sim_mem *m, int fd, size_t size);
-void sim_mem_destroy(struct sim_mem *m);
 int sim_map_device(uintptr_t addr, const struct sim_mem *m, int host_rw);
-void sim_unmap_device(uintptr_t addr, size_t len);
 int sim_slot_find(ze_device_handle_t dev, size_t span, size_t align,
                   uintptr_t *addr);
 int sim_in_window(uintptr_t p);
 struct sim_alloc *sim_find(uintptr_t p);
-struct sim_alloc *sim_find_overlap(uintptr_t p, size_t len);
-int sim_insert(struct sim_alloc *a);
-void sim_remove(struct sim_alloc *a);
 struct sim_alloc *sim_alloc_new(enum sim_kind kind, ze_device_handle_t dev);
 void sim_free_alloc(struct sim_alloc *a);
 int sim_is_usm(const struct sim_alloc *a);

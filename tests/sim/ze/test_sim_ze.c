@@ -14,7 +14,7 @@
 
 HMR_TEST(init_rules)
 {
-	struct sim_hooks h;
+	struct ze_hooks h;
 	uint32_t n = 0;
 
 	load_loader();
@@ -26,7 +26,7 @@ HMR_TEST(init_rules)
 	ZE_OK(ze.Init(0));
 	/* (The 1.8 loader calls the driver's pfnInit twice in its first
 	 * zeInit, and again in every later one.) */
-	get_hooks('a', &h);
+	ze_get_hooks('a', &h);
 	ASSERT_GE(h.calls("zeInit"), 1);
 	ZE_OK(ze.Init(ZE_INIT_FLAG_GPU_ONLY));
 	ASSERT_EQ(driver_count(), mode == MODE_TWO ? 2 : 1);

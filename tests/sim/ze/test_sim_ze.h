@@ -17,6 +17,7 @@
  */
 
 #include "harness.h"
+#include "sim/ze/sim_ze_app.h"
 
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
@@ -74,15 +75,6 @@ extern struct ze_loader ze;
 enum test_mode { MODE_DIRECT, MODE_INTERCEPT, MODE_TWO, MODE_VALIDATION };
 extern enum test_mode mode;
 
-/* The hmr_sim_ze_* hooks of one copy of the driver. */
-struct sim_hooks {
-	unsigned long (*calls)(const char *name);
-	int (*fail)(const char *spec);
-	unsigned long (*open_fds)(void);
-	unsigned long (*fd_errors)(void);
-	unsigned long (*live_allocs)(void);
-};
-
 /* One driver as a case uses it. */
 struct env {
 	ze_driver_handle_t drv;
@@ -90,7 +82,7 @@ struct env {
 	uint32_t ndev;
 	ze_context_handle_t ctx;
 	ze_command_list_handle_t list; /* immediate, on dev[0] */
-	struct sim_hooks hooks;
+	struct ze_hooks hooks;
 };
 
 #define ZE_OK(expr)     ASSERT_U64_EQ((expr), ZE_RESULT_SUCCESS)
@@ -102,12 +94,10 @@ int driver_count(void);
 void setup_driver(struct env *e, char id);
 void setup(struct env *e);
 void teardown(struct env *e);
-void get_hooks(char id, struct sim_hooks *h);
 ze_result_t unimplemented(void);
 
 size_t page(void);
 int count_fds(void);
-void fill(unsigned char *buf, size_t len, unsigned seed);
 void *dev_alloc(struct env *e, int dev, size_t size);
 void *host_alloc(struct env *e, size_t size);
 void copy(struct env *e, void *dst, const void *src, size_t size);

@@ -46,13 +46,8 @@ void load_loader(void)
 			         dlerror());
 		dlclose(layer);
 	}
-	ze.dl = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!ze.dl)
-		HMR_FAIL("dlopen libze_loader.so.1: %s", dlerror());
-#define ZE_LOAD(name)                                                          \
-	*(void **)&ze.name = dlsym(ze.dl, "ze" #name);                         \
-	if (!ze.name)                                                          \
-		HMR_FAIL("the loader lacks ze" #name);
+	ze.dl = ze_open_loader("libze_loader.so.1");
+#define ZE_LOAD(name) ZE_APP_LOAD(ze, name)
 	ZE_SYMS(ZE_LOAD)
 #undef ZE_LOAD
 }
@@ -81,30 +76,6 @@ int driver_count(void)
 	return (int)n;
 }
 
-void get_hooks(char id, struct sim_hooks *h)
-{
-	const char *var =
-	        id == 'a' ? "HMR_SIM_ZE_DRIVER_A" : "HMR_SIM_ZE_DRIVER_B";
-	const char *path = getenv(var);
-	void *dl;
-
-	if (!path)
-		HMR_FAIL("%s is not set", var);
-	/* Only the loader loads the driver: NOLOAD finds its copy. */
-	dl = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-	if (!dl)
-		HMR_FAIL("driver %c is not loaded: %s", id, dlerror());
-	*(void **)&h->calls = dlsym(dl, "hmr_sim_ze_calls");
-	*(void **)&h->fail = dlsym(dl, "hmr_sim_ze_fail");
-	*(void **)&h->open_fds = dlsym(dl, "hmr_sim_ze_open_fds");
-	*(void **)&h->fd_errors = dlsym(dl, "hmr_sim_ze_fd_errors");
-	*(void **)&h->live_allocs = dlsym(dl, "hmr_sim_ze_live_allocs");
-	if (!h->calls || !h->fail || !h->open_fds || !h->fd_errors ||
-	    !h->live_allocs)
-		HMR_FAIL("driver %c lacks a hook", id);
-	dlclose(dl);
-}
-
 /* The driver whose UUID carries id ('a' or 'b'), its devices, a context
  * and an immediate list on device 0's copy engine. */
 void setup_driver(struct env *e, char id)
@@ -115,28 +86,18 @@ void setup_driver(struct env *e, char id)
 	        .ordinal = 1,
 	        .mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
 	};
-	ze_driver_handle_t drv[4];
-	uint32_t n = 4;
+	uint32_t index;
 
 	memset(e, 0, sizeof(*e));
 	init_loader();
-	ZE_OK(ze.DriverGet(&n, drv));
-	for (uint32_t i = 0; i < n && !e->drv; i++) {
-		ze_driver_properties_t p = {
-		        .stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES};
-
-		ZE_OK(ze.DriverGetProperties(drv[i], &p));
-		if (p.uuid.id[13] == (uint8_t)id)
-			e->drv = drv[i];
-	}
-	if (!e->drv)
-		HMR_FAIL("no driver %c among %u", id, n);
+	e->drv = ze_find_driver(ze.DriverGet, ze.DriverGetProperties, id,
+	                        &index);
 	e->ndev = 8;
 	ZE_OK(ze.DeviceGet(e->drv, &e->ndev, e->dev));
 	ZE_OK(ze.ContextCreate(e->drv, &cdesc, &e->ctx));
 	ZE_OK(ze.CommandListCreateImmediate(e->ctx, e->dev[0], &qdesc,
 	                                    &e->list));
-	get_hooks(id, &e->hooks);
+	ze_get_hooks(id, &e->hooks);
 }
 
 void setup(struct env *e)
@@ -176,30 +137,14 @@ int count_fds(void)
 	return n;
 }
 
-void fill(unsigned char *buf, size_t len, unsigned seed)
-{
-	for (size_t i = 0; i < len; i++)
-		buf[i] = (unsigned char)(i * 31 + seed);
-}
-
 void *dev_alloc(struct env *e, int dev, size_t size)
 {
-	ze_device_mem_alloc_desc_t d = {
-	        .stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
-	void *p = NULL;
-
-	ZE_OK(ze.MemAllocDevice(e->ctx, &d, size, 0, e->dev[dev], &p));
-	return p;
+	return ze_alloc_device(ze.MemAllocDevice, e->ctx, e->dev[dev], size);
 }
 
 void *host_alloc(struct env *e, size_t size)
 {
-	ze_host_mem_alloc_desc_t d = {
-	        .stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
-	void *p = NULL;
-
-	ZE_OK(ze.MemAllocHost(e->ctx, &d, size, 0, &p));
-	return p;
+	return ze_alloc_host(ze.MemAllocHost, e->ctx, size);
 }
 
 void copy(struct env *e, void *dst, const void *src, size_t size)

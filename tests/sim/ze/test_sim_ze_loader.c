@@ -60,7 +60,7 @@ HMR_TEST(failure_injection_from_hook)
 /* One API call through the loader is one driver call, in every mode. */
 HMR_TEST(call_counters_count_driver_calls)
 {
-	struct sim_hooks b;
+	struct ze_hooks b;
 	struct env e;
 	unsigned long allocs, queries;
 	void *p;
@@ -76,7 +76,7 @@ HMR_TEST(call_counters_count_driver_calls)
 	ASSERT_EQ(e.hooks.calls("zeContextCreate"), 1);
 	ASSERT_EQ(e.hooks.calls("zeNoSuchCall"), 0);
 	if (mode == MODE_TWO) {
-		get_hooks('b', &b);
+		ze_get_hooks('b', &b);
 		ASSERT_EQ(b.calls("zeMemAllocDevice"), 0);
 		ASSERT_GE(b.calls("zeInit"), 1);
 	}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* mem.c: memfds, shadow views and fixed mappings in a reservation. */
+#include "sim_common.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+size_t sim_page_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 ? (size_t)page : 4096;
+}
+
+/* A memfd of size bytes (its name shows in /proc/self/maps), or -1. */
+int sim_memfd(const char *name, size_t size)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd >= 0 && ftruncate(fd, (off_t)size) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* The simulator's read/write view of fd, or NULL. */
+void *sim_map_shadow(int fd, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Maps [off, off + len) of fd at addr with prot; 0 or -1. */
+int sim_map_fixed(uint64_t addr, size_t len, int prot, int fd, off_t off)
+{
+	void *p = mmap((void *)(uintptr_t)addr, len, prot,
+	               MAP_SHARED | MAP_FIXED, fd, off);
+
+	return p == MAP_FAILED ? -1 : 0;
+}
+
+/* Gives [addr, addr + len) back to the PROT_NONE reservation. */
+void sim_unmap_fixed(uint64_t addr, size_t len)
+{
+	mmap((void *)(uintptr_t)addr, len, PROT_NONE,
+	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+}
+
+/*
+ * len bytes of address space that nothing else will be mapped in, so
+ * device addresses never alias host memory; NULL (logged) on failure.
+ */
+void *sim_reserve(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_NONE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p != MAP_FAILED)
+		return p;
+	sim_log("cannot reserve %zu bytes of address space: %s", len,
+	        strerror(errno));
+	return NULL;
+}
+
+/*
+ * Maps m->fd read/write at an align-aligned address (align: a power of
+ * two); over-reserves, then trims, when align exceeds a page.
+ */
+static int mem_map(struct sim_mem *m, size_t align)
+{
+	unsigned char *p;
+	size_t len;
+	uintptr_t at;
+
+	if (align <= sim_page_size()) {
+		m->shadow = sim_map_shadow(m->fd, m->size);
+		return m->shadow ? 0 : -1;
+	}
+	len = m->size + align;
+	p = mmap(NULL, len, PROT_NONE,
+	         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	at = sim_round_up((uintptr_t)p, align);
+	if (at > (uintptr_t)p)
+		munmap(p, at - (uintptr_t)p);
+	if ((uintptr_t)p + len > at + m->size)
+		munmap((void *)(at + m->size),
+		       (uintptr_t)p + len - at - m->size);
+	if (sim_map_fixed(at, m->size, PROT_READ | PROT_WRITE, m->fd, 0)) {
+		munmap((void *)at, m->size);
+		return -1;
+	}
+	m->shadow = (unsigned char *)at;
+	return 0;
+}
+
+/* A new memfd of size bytes (a page multiple) and its read/write view. */
+int sim_mem_create(struct sim_mem *m, size_t size, size_t align,
+                   const char *name)
+{
+	m->shadow = NULL;
+	m->size = size;
+	m->fd = sim_memfd(name, size);
+	if (m->fd < 0)
+		return -1;
+	if (mem_map(m, align) == 0)
+		return 0;
+	close(m->fd);
+	m->fd = -1;
+	return -1;
+}
+
+/* Takes ownership of fd, even on failure. */
+int sim_mem_adopt(struct sim_mem *m, int fd, size_t size)
+{
+	m->fd = fd;
+	m->size = size;
+	m->shadow = NULL;
+	if (mem_map(m, 0) == 0)
+		return 0;
+	close(fd);
+	m->fd = -1;
+	return -1;
+}
+
+void sim_mem_destroy(struct sim_mem *m)
+{
+	if (m->shadow)
+		munmap(m->shadow, m->size);
+	if (m->fd >= 0)
+		close(m->fd);
+	m->shadow = NULL;
+	m->fd = -1;
+}
