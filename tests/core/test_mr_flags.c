@@ -25,20 +25,6 @@ static int reg_flags(struct fid_domain *domain, uint64_t flags)
 	return ret;
 }
 
-static int count_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *ent;
-	int n = 0;
-
-	ASSERT_TRUE(dir != NULL);
-	while ((ent = readdir(dir)) != NULL)
-		if (ent->d_name[0] != '.')
-			n++;
-	closedir(dir);
-	return n;
-}
-
 /* A memfd of DMABUF_SIZE bytes standing in for a dma-buf. */
 static int make_memfd(void)
 {
@@ -267,7 +253,7 @@ HMR_TEST(mr_dmabuf_does_not_leak_fds)
 	int before, i;
 
 	f.fd = make_memfd();
-	before = count_fds();
+	before = hmr_test_open_fds();
 	for (i = 0; i < 20; i++) {
 		dmabuf_attr(&attr, &dmabuf, f.fd, 0, DMABUF_SIZE, NULL, 1);
 		mr = regattr_ok(f.domain, &attr, FI_MR_DMABUF);
@@ -280,7 +266,7 @@ HMR_TEST(mr_dmabuf_does_not_leak_fds)
 		ASSERT_EQ(fi_mr_regattr(f.domain, &attr, FI_MR_DMABUF, &mr),
 		          -FI_EBADF);
 	}
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	fixture_close(&f);
 }
 
@@ -293,7 +279,7 @@ HMR_TEST(mr_dmabuf_many_live_mrs_release_fds_on_close)
 	int before, i;
 
 	f.fd = make_memfd();
-	before = count_fds();
+	before = hmr_test_open_fds();
 	for (i = 0; i < 4; i++) {
 		dmabuf_attr(&attr, &dmabuf, f.fd, 0, 4096, NULL,
 		            (uint64_t)i + 1);
@@ -301,7 +287,7 @@ HMR_TEST(mr_dmabuf_many_live_mrs_release_fds_on_close)
 	}
 	for (i = 0; i < 4; i++)
 		close_ok(&mr[i]->fid);
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	fixture_close(&f);
 }
 

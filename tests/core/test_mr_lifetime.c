@@ -7,18 +7,6 @@
 
 #include "core_util.h"
 
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	ASSERT_TRUE(d != NULL);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* FI_MR_DMABUF maps the buffer; its close unmaps it and the caller's fd is
  * the caller's: nothing hmr took stays open. */
 HMR_TEST(mr_dmabuf_100000_registrations_leave_fds_flat)
@@ -38,13 +26,13 @@ HMR_TEST(mr_dmabuf_100000_registrations_leave_fds_flat)
 	attr.dmabuf = &b;
 	attr.iov_count = 1;
 	attr.access = REMOTE_RW;
-	before = open_fds();
+	before = hmr_test_open_fds();
 	for (i = 0; i < 100000; i++) {
 		attr.requested_key = (uint64_t)i;
 		ASSERT_OK(fi_mr_regattr(d, &attr, FI_MR_DMABUF, &mr));
 		close_ok(&mr->fid);
 	}
-	ASSERT_EQ(open_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	close(fd);
 	close_ok(&d->fid);
 }

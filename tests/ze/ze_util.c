@@ -122,19 +122,6 @@ uint64_t ze_alloc_id(struct ze_drv *d, const void *p)
 	return mp.id;
 }
 
-int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		HMR_FAIL("opendir /proc/self/fd");
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 struct fid_domain *hmem_domain(void)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;

@@ -59,7 +59,6 @@ void ze_free(struct ze_drv *d, void *p);
 uint64_t ze_alloc_id(struct ze_drv *d, const void *p);
 
 /* Open fds of this process. */
-int count_fds(void);
 
 /* A software domain with FI_HMEM, and a registration with iface/device. */
 struct fid_domain *hmem_domain(void);

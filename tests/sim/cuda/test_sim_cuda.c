@@ -117,19 +117,6 @@ static size_t page(void)
 	return (size_t)sysconf(_SC_PAGESIZE);
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		HMR_FAIL("opendir /proc/self/fd");
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static void fill(unsigned char *buf, size_t len, unsigned seed)
 {
 	for (size_t i = 0; i < len; i++)
@@ -521,7 +508,7 @@ HMR_TEST(sim_cuda_dmabuf_no_fd_leak)
 
 	setup(0);
 	CU_OK(cu.MemAlloc(&p, 1 << 20));
-	before = count_fds();
+	before = hmr_test_open_fds();
 	for (int i = 0; i < 1000; i++) {
 		CU_OK(dmabuf(&fd, p, 1 << 20, 0));
 		ASSERT_EQ(close(fd), 0);
@@ -531,7 +518,7 @@ HMR_TEST(sim_cuda_dmabuf_no_fd_leak)
 		CU_OK(cu.MemAlloc(&p, 4096));
 		CU_OK(cu.MemFree(p));
 	}
-	ASSERT_EQ(count_fds(), before - 1); /* p's memfd is gone too */
+	ASSERT_EQ(hmr_test_open_fds(), before - 1); /* p's memfd is gone too */
 }
 
 HMR_TEST(sim_cuda_dmabuf_switch_per_device)
@@ -568,7 +555,7 @@ HMR_TEST(sim_cuda_vmm_segments)
 	int before, fd;
 
 	setup(0);
-	before = count_fds();
+	before = hmr_test_open_fds();
 	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
 	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 	prop.location.id = 0;
@@ -632,7 +619,7 @@ HMR_TEST(sim_cuda_vmm_segments)
 	CU_OK(cu.MemUnmap(va, len));
 	ASSERT_EQ(cu.MemRelease(h[0]), CUDA_ERROR_INVALID_VALUE);
 	CU_OK(cu.MemAddressFree(va, len));
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	free(in);
 	free(out);
 }

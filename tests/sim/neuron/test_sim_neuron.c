@@ -108,19 +108,6 @@ static void fill(unsigned char *buf, size_t len, unsigned seed)
 		buf[i] = (unsigned char)(i * 31 + seed);
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		HMR_FAIL("opendir /proc/self/fd");
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* The /proc/self/maps line holding addr: its permissions and path. */
 static int maps_find(uintptr_t addr, char perms[8], char path[256])
 {
@@ -565,9 +552,9 @@ HMR_TEST(sim_neuron_dmabuf_fd_count_flat)
 	int before, fd;
 
 	setup();
-	before = count_fds();
+	before = hmr_test_open_fds();
 	t = alloc(NRT_TENSOR_PLACEMENT_DEVICE, 0, 1 << 20);
-	ASSERT_EQ(count_fds(), before + 1); /* the tensor's memfd */
+	ASSERT_EQ(hmr_test_open_fds(), before + 1); /* the tensor's memfd */
 	for (int i = 0; i < 10000; i++) {
 		NRT_OK(nrt.nrt_get_dmabuf_fd(va_of(t), 1 << 20, &fd));
 		ASSERT_EQ(close(fd), 0);
@@ -575,13 +562,13 @@ HMR_TEST(sim_neuron_dmabuf_fd_count_flat)
 		                                &off));
 		ASSERT_EQ(close(fd), 0);
 	}
-	ASSERT_EQ(count_fds(), before + 1);
+	ASSERT_EQ(hmr_test_open_fds(), before + 1);
 	nrt.nrt_tensor_free(&t);
 	for (int i = 0; i < 100; i++) {
 		t = alloc(NRT_TENSOR_PLACEMENT_DEVICE, i % 4, 4096);
 		nrt.nrt_tensor_free(&t);
 	}
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 }
 
 HMR_TEST(sim_neuron_efa_bdf_identifies_device_memory)
@@ -714,12 +701,12 @@ HMR_TEST(sim_neuron_close_releases_memory)
 	int before, fd;
 
 	setup();
-	before = count_fds();
+	before = hmr_test_open_fds();
 	t = alloc(NRT_TENSOR_PLACEMENT_DEVICE, 0, 4096);
 	u = alloc(NRT_TENSOR_PLACEMENT_HOST, -1, 4096);
 	va = va_of(t);
 	nrt.nrt_close();
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	ASSERT_TRUE(maps_find(va, perms, path));
 	ASSERT_TRUE(strstr(path, "neuron") == NULL);
 	NRT_OK(nrt.nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""));

@@ -88,19 +88,6 @@ size_t page(void)
 	return (size_t)sysconf(_SC_PAGESIZE);
 }
 
-int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		HMR_FAIL("opendir /proc/self/fd");
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 void fill(unsigned char *buf, size_t len, unsigned seed)
 {
 	for (size_t i = 0; i < len; i++)

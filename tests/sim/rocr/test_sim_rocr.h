@@ -81,7 +81,6 @@ void load_lib(const char *var);
 hsa_status_t collect_agent(hsa_agent_t agent, void *data);
 void setup(void);
 size_t page(void);
-int count_fds(void);
 void fill(unsigned char *buf, size_t len, unsigned seed);
 void *gpu_alloc(int gpu, size_t size);
 hsa_agent_t bogus_agent(void);

@@ -122,17 +122,17 @@ HMR_TEST(sim_rocr_dmabuf_no_fd_leak)
 
 	setup();
 	p = gpu_alloc(1, 1 << 20);
-	before = count_fds();
+	before = hmr_test_open_fds();
 	for (int i = 0; i < 10000; i++) {
 		HSA_OK(hsa.export_dmabuf((char *)p + (i % 256) * 4096, 4096,
 		                         &fd, &off));
 		HSA_OK(hsa.close_dmabuf(fd));
 	}
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	HSA_OK(hsa.pool_free(p));
 	for (int i = 0; i < 100; i++)
 		HSA_OK(hsa.pool_free(gpu_alloc(0, 4096)));
-	ASSERT_EQ(count_fds(), before - 1); /* p's memfd is gone too */
+	ASSERT_EQ(hmr_test_open_fds(), before - 1); /* p's memfd is gone too */
 }
 
 HMR_TEST(sim_rocr_dmabuf_switched_off)
@@ -306,7 +306,7 @@ HMR_TEST(sim_rocr_ipc_handle_rules)
 	int before;
 
 	setup();
-	before = count_fds();
+	before = hmr_test_open_fds();
 	p = gpu_alloc(1, 4096);
 	HSA_OK(hsa.ipc_create(p, 4096, &h));
 	/* Attaching in the exporting process maps it at a new address. */
@@ -339,7 +339,7 @@ HMR_TEST(sim_rocr_ipc_handle_rules)
 	HSA_OK(hsa.ipc_detach(q));
 	HSA_OK(hsa.pool_free(host));
 	HSA_OK(hsa.pool_free(p));
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 }
 
 /* What the deallocation callbacks saw. */
@@ -494,14 +494,14 @@ HMR_TEST(sim_rocr_shutdown_releases_everything)
 	int before;
 
 	load_lib("HMR_SIM_ROCR_LIB");
-	before = count_fds();
+	before = hmr_test_open_fds();
 	setup();
 	dev = gpu_alloc(0, 1 << 20);
 	HSA_OK(hsa.pool_allocate(sys.cpu_pool, 4096, 0, &host));
 	HSA_OK(hsa.lock(buf, sizeof(buf), NULL, 0, &agent_ptr));
-	ASSERT_EQ(count_fds(), before + 2);
+	ASSERT_EQ(hmr_test_open_fds(), before + 2);
 	HSA_OK(hsa.shut_down());
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	/* A new runtime knows none of it. */
 	HSA_OK(hsa.init());
 	HSA_OK(hsa.pointer_info(buf, &info, NULL, NULL, NULL));

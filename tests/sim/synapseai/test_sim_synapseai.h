@@ -66,7 +66,6 @@ void load(void);
 /* load(), synInitialize, acquire module (-1: any), device info. */
 void setup(int module, synDeviceInfoV2 *info);
 size_t page(void);
-int count_fds(void);
 void fill(unsigned char *buf, size_t len, unsigned seed);
 /* A child process reads the byte at addr: its wait status. */
 int child_touch(uint64_t addr);

@@ -108,7 +108,7 @@ HMR_TEST(sim_synapseai_hlthunk_export_checks)
 	size = info.dramSize;
 	dev = (int)info.fd;
 	p = filled_buffer(pg, 1, &data);
-	before = count_fds();
+	before = hmr_test_open_fds();
 #define EXPORT(fd_, addr_, size_, off_, flags_)                                \
 	api.hlthunk_device_mapped_memory_export_dmabuf_fd(fd_, addr_, size_,   \
 	                                                  off_, flags_)
@@ -135,7 +135,8 @@ HMR_TEST(sim_synapseai_hlthunk_export_checks)
 	close(pfd[1]);
 	ASSERT_EQ(EXPORT(pfd[0], base, pg, 0, EXPORT_FLAGS), -EBADF);
 	ASSERT_EQ(EXPORT(-1, base, pg, 0, EXPORT_FLAGS), -EBADF);
-	ASSERT_EQ(count_fds(), before); /* failures leave no fd behind */
+	ASSERT_EQ(hmr_test_open_fds(),
+	          before); /* failures leave no fd behind */
 
 	/* A device node opened directly: nothing mapped to export yet. */
 	fd = api.hlthunk_open_by_module_id(1);
@@ -235,11 +236,11 @@ HMR_TEST(sim_synapseai_fd_counts_flat_over_10000_exports)
 	uint64_t p, base;
 
 	load();
-	before = count_fds();
+	before = hmr_test_open_fds();
 	setup(-1, &info);
 	base = info.globalHbmBaseAddress;
 	p = filled_buffer(1 << 20, 5, &data);
-	ready = count_fds();
+	ready = hmr_test_open_fds();
 	ASSERT_EQ(ready, before + 2); /* the device node and the HBM memfd */
 	for (int i = 0; i < 10000; i++) {
 		fd = api.hlthunk_device_mapped_memory_export_dmabuf_fd(
@@ -247,7 +248,7 @@ HMR_TEST(sim_synapseai_fd_counts_flat_over_10000_exports)
 		ASSERT_GE(fd, 0);
 		ASSERT_EQ(close(fd), 0);
 	}
-	ASSERT_EQ(count_fds(), ready);
+	ASSERT_EQ(hmr_test_open_fds(), ready);
 	for (int i = 0; i < 10000; i++) {
 		fd = -1;
 		ASSERT_EQ(api.hcclLookupDMABuff(p, 1 << 20, &fd), hcclSuccess);
@@ -255,8 +256,8 @@ HMR_TEST(sim_synapseai_fd_counts_flat_over_10000_exports)
 			first = fd;
 		ASSERT_EQ(fd, first); /* HCL's fd: not the caller's to close */
 	}
-	ASSERT_EQ(count_fds(), ready + 1);
+	ASSERT_EQ(hmr_test_open_fds(), ready + 1);
 	SYN_OK(api.synDeviceRelease(0));
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	SYN_OK(api.synDestroy());
 }

@@ -97,7 +97,6 @@ void teardown(struct env *e);
 ze_result_t unimplemented(void);
 
 size_t page(void);
-int count_fds(void);
 void *dev_alloc(struct env *e, int dev, size_t size);
 void *host_alloc(struct env *e, size_t size);
 void copy(struct env *e, void *dst, const void *src, size_t size);

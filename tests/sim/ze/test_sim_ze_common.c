@@ -124,19 +124,6 @@ size_t page(void)
 	return (size_t)sysconf(_SC_PAGESIZE);
 }
 
-int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		HMR_FAIL("opendir /proc/self/fd");
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 void *dev_alloc(struct env *e, int dev, size_t size)
 {
 	return ze_alloc_device(ze.MemAllocDevice, e->ctx, e->dev[dev], size);

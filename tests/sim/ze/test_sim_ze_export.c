@@ -183,7 +183,7 @@ static void export_cycles(int caller)
 	void *p;
 
 	setup(&e);
-	before = count_fds();
+	before = hmr_test_open_fds();
 	for (int i = 0; i < 10000; i++) {
 		p = dev_alloc(&e, i % 2, 4096);
 		ZE_OK(export_fd(&e, p, &fd));
@@ -198,7 +198,7 @@ static void export_cycles(int caller)
 		}
 		ZE_OK(ze.MemFree(e.ctx, p));
 	}
-	ASSERT_EQ(count_fds(), before);
+	ASSERT_EQ(hmr_test_open_fds(), before);
 	ASSERT_EQ(e.hooks.open_fds(), 0);
 	ASSERT_EQ(e.hooks.fd_errors(), 0);
 	ASSERT_EQ(e.hooks.live_allocs(), 0);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
-/* vm_case.h: the CASE lines test programs print for the VM payload runner. */
+/* vm_case.h: the CASE lines test programs print for the VM payload runner,
+ * and the fd count their leak checks compare. */
 #ifndef HMR_VM_CASE_H
 #define HMR_VM_CASE_H
 
@@ -17,5 +18,8 @@ void vm_case_pass(const char *name);
 void vm_case_fail(const char *name, const char *fmt, ...) VM_PRINTF(2, 3);
 void vm_case_skip(const char *name, const char *fmt, ...) VM_PRINTF(2, 3);
 int vm_case_exit(void);
+/* The process's open file descriptors (its /proc/self/fd entries, the
+ * listing's own included: compare counts); -1 if it cannot be read. */
+int vm_open_fds(void);
 
 #endif

@@ -24,19 +24,6 @@ int vm_fault_fired(void);
 #define LEN       8192
 #define MAX_STEPS 64
 
-static int fd_count(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static int open_domain(struct fid_domain **d)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
@@ -51,7 +38,7 @@ static int open_domain(struct fid_domain **d)
 static void walk_open(void)
 {
 	struct fid_domain *d;
-	int k, ret = 0, fds = fd_count(), bad = 0, fallbacks = 0;
+	int k, ret = 0, fds = vm_open_fds(), bad = 0, fallbacks = 0;
 
 	for (k = 1; k < MAX_STEPS; k++) {
 		vm_fault_arm(k);
@@ -62,7 +49,7 @@ static void walk_open(void)
 		if (!vm_fault_fired())
 			break;
 		fallbacks += ret == 0;
-		if (ret > 0 || fd_count() != fds) {
+		if (ret > 0 || vm_open_fds() != fds) {
 			bad = 1;
 			break;
 		}
@@ -70,7 +57,7 @@ static void walk_open(void)
 	vm_case("verbs_fault_walk_domain_open", !bad && k < MAX_STEPS && k > 1,
 	        "%d calls failed one by one (%d fell back and opened); last: "
 	        "%s, fds %d -> %d",
-	        k - 1, fallbacks, hmr_strerror(ret), fds, fd_count());
+	        k - 1, fallbacks, hmr_strerror(ret), fds, vm_open_fds());
 }
 
 static void walk_reg(const char *name, uint64_t access)
@@ -86,7 +73,7 @@ static void walk_reg(const char *name, uint64_t access)
 		free(buf);
 		return;
 	}
-	fds = fd_count();
+	fds = vm_open_fds();
 	for (k = 1; k < MAX_STEPS; k++) {
 		hmr_mr_cache_flush(d); /* Each attempt a miss. */
 		vm_fault_arm(k);
@@ -97,7 +84,7 @@ static void walk_reg(const char *name, uint64_t access)
 				fi_close(&mr->fid);
 			break;
 		}
-		if (ret >= 0 || mr != NULL || fd_count() != fds) {
+		if (ret >= 0 || mr != NULL || vm_open_fds() != fds) {
 			bad = 1;
 			break;
 		}

@@ -64,18 +64,6 @@ static char *load_sim(void **tensor)
 	return nrt.va(*tensor);
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static unsigned long exports(void)
 {
 	return nrt.calls("nrt_get_dmabuf_fd_v2") +
@@ -139,13 +127,13 @@ static void case_probe(struct ibv_pd *pd, char *dev)
 		vm_case_fail(name, "domain");
 		return;
 	}
-	fds = count_fds();
+	fds = vm_open_fds();
 	ret = reg_neuron(d, dev + INTERIOR, WLEN, &mr);
 	vm_case(name,
 	        ret == -FI_EOPNOTSUPP && exports() == before &&
-	                count_fds() == fds,
+	                vm_open_fds() == fds,
 	        "ret %s, exports %lu, fds %d -> %d", hmr_strerror(ret),
-	        exports() - before, fds, count_fds());
+	        exports() - before, fds, vm_open_fds());
 	if (!ret)
 		fi_close(&mr->fid);
 	fi_close(&d->fid);
@@ -170,7 +158,7 @@ static void case_refused(struct ibv_pd *pd, char *dev)
 		vm_case_fail(name, "domain");
 		return;
 	}
-	fds = count_fds();
+	fds = vm_open_fds();
 	ret[0] = reg_neuron(d, dev + INTERIOR, WLEN, &mr[0]);
 	e1 = exports();
 	ret[1] = reg_neuron(d, dev + INTERIOR, WLEN, &mr[1]);
@@ -179,10 +167,10 @@ static void case_refused(struct ibv_pd *pd, char *dev)
 	        ret[0] == -FI_EOPNOTSUPP && ret[1] == -FI_EOPNOTSUPP &&
 	                e1 == e0 + 1 && e2 == e1 &&
 	                nrt.calls("nrt_get_dmabuf_fd_v2") == v2 + 1 &&
-	                count_fds() == fds,
+	                vm_open_fds() == fds,
 	        "regs %s %s, exports %lu then %lu, fds %d -> %d",
 	        hmr_strerror(ret[0]), hmr_strerror(ret[1]), e1 - e0, e2 - e1,
-	        fds, count_fds());
+	        fds, vm_open_fds());
 	for (int i = 0; i < 2; i++)
 		if (mr[i])
 			fi_close(&mr[i]->fid);

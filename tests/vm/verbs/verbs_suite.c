@@ -261,18 +261,6 @@ static void case_modes(void)
 		ibv_close_device(ctx);
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n;
-}
-
 /* A real dma-buf from vgem (a DRM dumb buffer exported with PRIME). */
 struct drm_version_abi {
 	int major, minor, patch;
@@ -348,11 +336,11 @@ static void case_vgem(void)
 		             "no vgem dma-buf (%s)", strerror(errno));
 		return;
 	}
-	fds = count_fds();
+	fds = vm_open_fds();
 	ret = fi_mr_regattr(hd, &attr, FI_MR_DMABUF, &mr);
 	vm_case("verbs_vgem_dmabuf_refused_cleanly",
-	        ret == -FI_EOPNOTSUPP && count_fds() == fds,
-	        "ret %s, fds %d -> %d", hmr_strerror(ret), fds, count_fds());
+	        ret == -FI_EOPNOTSUPP && vm_open_fds() == fds,
+	        "ret %s, fds %d -> %d", hmr_strerror(ret), fds, vm_open_fds());
 	if (!ret)
 		fi_close(&mr->fid);
 	close(buf.fd);

@@ -156,18 +156,6 @@ static int app_start(int hccl)
 	return hccl && (lookup(0, 0, &hcl_fd) || hcl_fd < 0) ? -1 : 0;
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static int open_domain(struct ibv_pd *pd, struct fid_domain **d)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
@@ -217,7 +205,7 @@ static void case_rdma(struct fid_domain *d, struct target *t, const char *w,
 	for (i = 0; i < WLEN; i++)
 		want[ROFF + i] = (unsigned char)(i ^ 0x5a);
 	ret = hmr_hmem_copy_to((void *)(uintptr_t)p, want, sizeof(want));
-	fds = count_fds();
+	fds = vm_open_fds();
 	if (!ret)
 		ret = reg_gaudi(d, p, &mr);
 	if (ret) {
@@ -233,14 +221,14 @@ static void case_rdma(struct fid_domain *d, struct target *t, const char *w,
 	        st == IBV_WC_SUCCESS && !ret && !memcmp(back, want, SEEN) &&
 	                shim_imports == imports + 1 &&
 	                shim_offset == p - info.globalHbmBaseAddress &&
-	                count_fds() == fds,
+	                vm_open_fds() == fds,
 	        "status %s, copy %s, bytes %s, imports %u, offset %#llx (want "
 	        "%#llx), fds %d -> %d",
 	        rc_status_str(st), hmr_strerror(ret),
 	        memcmp(back, want, SEEN) ? "differ" : "equal",
 	        shim_imports - imports, (unsigned long long)shim_offset,
 	        (unsigned long long)(p - info.globalHbmBaseAddress), fds,
-	        count_fds());
+	        vm_open_fds());
 	memset(t->src, 0, WLEN);
 	st = rc_rdma(t->pair, IBV_WR_RDMA_READ, t->src, WLEN, t->lkey, p + ROFF,
 	             (uint32_t)fi_mr_key(mr));
@@ -264,10 +252,10 @@ static void case_refused(struct ibv_pd *pd)
 		return;
 	}
 	shim_on = 0;
-	fds = count_fds();
+	fds = vm_open_fds();
 	ret = reg_gaudi(d, p, &mr);
-	vm_case(name, ret == -FI_EOPNOTSUPP && count_fds() == fds,
-	        "ret %s, fds %d -> %d", hmr_strerror(ret), fds, count_fds());
+	vm_case(name, ret == -FI_EOPNOTSUPP && vm_open_fds() == fds,
+	        "ret %s, fds %d -> %d", hmr_strerror(ret), fds, vm_open_fds());
 	if (!ret)
 		fi_close(&mr->fid);
 	fi_close(&d->fid);

@@ -87,18 +87,6 @@ static void *alloc(int device)
 	return p;
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static int open_domain(struct ibv_pd *pd, uint64_t caps, struct fid_domain **d)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
@@ -182,7 +170,7 @@ static void case_device(struct ibv_pd *pd, const char *name, int skip_probe)
 		vm_case_fail(name, "set-up");
 		return;
 	}
-	fds = count_fds();
+	fds = vm_open_fds();
 	calls = ze.calls("zeMemGetAllocProperties");
 	ret = reg_ze(d, dev, 0, &mr);
 	calls = ze.calls("zeMemGetAllocProperties") - calls;
@@ -190,9 +178,10 @@ static void case_device(struct ibv_pd *pd, const char *name, int skip_probe)
 	 * for the allocation once it has been exported. */
 	vm_case(name,
 	        ret == -FI_EOPNOTSUPP && calls == (skip_probe ? 4u : 1u) &&
-	                count_fds() == fds + skip_probe && ze.fd_errors() == 0,
+	                vm_open_fds() == fds + skip_probe &&
+	                ze.fd_errors() == 0,
 	        "ret %s, %lu driver queries, fds %d -> %d, fd errors %lu",
-	        hmr_strerror(ret), calls, fds, count_fds(), ze.fd_errors());
+	        hmr_strerror(ret), calls, fds, vm_open_fds(), ze.fd_errors());
 	if (!ret)
 		fi_close(&mr->fid);
 	fi_close(&d->fid);
