@@ -95,7 +95,8 @@ static void cycles(void)
 		        4096, 0, &fd, &offset));
 		ASSERT_OK(hmr_hmem_dmabuf_put((void *)(uintptr_t)p, fd));
 		if (i == 0)
-			before = hmr_test_open_fds(); /* after hmr's one-time set-up */
+			before = hmr_test_open_fds(); /* after hmr's one-time
+			                                 set-up */
 	}
 	ASSERT_EQ(hmr_test_open_fds(), before);
 }
