@@ -134,9 +134,37 @@ static inline struct cache_est *est(struct hmr_cache_entry *e)
 	return (struct cache_est *)(void *)e->priv;
 }
 
+/*
+ * Where an entry's record is, from the entry's address alone: a put then
+ * writes the record's line and reads none of the entry's (at 65,536
+ * regions the entries' 8 MiB are out of every cache; the load of
+ * est->rec cost more than the rest of the put).  A slab chunk starts at
+ * a multiple of SLAB_ALIGN, its records first, then its entries, each
+ * 128 bytes from a 128-byte boundary; an entry allocated alone sits 64
+ * bytes off one (cache_slab.c), and only its own est->rec says where its
+ * record is.
+ */
+#define SLAB_ALIGN ((uintptr_t)1 << 22)
+#define SLAB_RECS  ((uintptr_t)sizeof(struct cache_rec) << SLAB_SHIFT)
+#define SLAB_BYTES                                                             \
+	(((uintptr_t)sizeof(struct cache_rec) + sizeof(struct cache_ent))      \
+	 << SLAB_SHIFT)
+_Static_assert(sizeof(struct cache_ent) == 128, "entries 128 bytes apart");
+_Static_assert(SLAB_BYTES <= SLAB_ALIGN, "a chunk within its alignment");
+
+static inline bool alone(const struct hmr_cache_entry *e)
+{
+	return (uintptr_t)ent((struct hmr_cache_entry *)e) & 64;
+}
+
 static inline struct cache_rec *rec(struct hmr_cache_entry *e)
 {
-	return est(e)->rec;
+	uintptr_t n = (uintptr_t)ent(e), base = n & ~(SLAB_ALIGN - 1);
+
+	if (alone(e))
+		return est(e)->rec;
+	return (struct cache_rec *)base +
+	       (n - base - SLAB_RECS) / sizeof(struct cache_ent);
 }
 
 /*

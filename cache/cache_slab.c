@@ -24,18 +24,17 @@
 /* A chunk more (spare_lock held); false when none can be had. */
 static bool grow(struct hmr_cache *c)
 {
-	size_t n = (size_t)1 << SLAB_SHIFT;
 	unsigned k = c->fresh >> SLAB_SHIFT;
 	void *raw;
 
-	raw = hmr__calloc(
-	        1,
-	        n * (sizeof(struct cache_rec) + sizeof(struct cache_ent)) + 64);
+	/* Aligned by hand: the alignment's slack is address space only
+	 * (a fresh calloc of this size is mapped, not written). */
+	raw = hmr__calloc(1, SLAB_BYTES + SLAB_ALIGN);
 	if (!raw)
 		return false;
 	c->chunk_raw[k] = raw;
-	c->chunk[k] =
-	        (struct cache_rec *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+	c->chunk[k] = (struct cache_rec *)(((uintptr_t)raw + SLAB_ALIGN - 1) &
+	                                   ~(SLAB_ALIGN - 1));
 	return true;
 }
 
@@ -110,16 +109,19 @@ static struct hmr_cache_entry *slab_new(struct hmr_cache *c, bool *full)
 	return e;
 }
 
-/* An entry and its record in one allocation, outside the slab. */
+/* An entry and its record in one allocation, outside the slab: 64 bytes
+ * off a 128-byte boundary, which is how rec() tells it from a slab
+ * entry. */
 static struct hmr_cache_entry *lone_new(void)
 {
 	size_t size = sizeof(struct cache_ent) + sizeof(struct cache_rec);
-	void *raw = hmr__calloc(1, size + 63);
+	void *raw = hmr__calloc(1, size + 191);
 	struct cache_ent *n;
 
 	if (!raw)
 		return NULL;
-	n = (struct cache_ent *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+	n = (struct cache_ent *)((((uintptr_t)raw + 127) & ~(uintptr_t)127) +
+	                         64);
 	est(&n->e)->raw = raw;
 	est(&n->e)->rec = (struct cache_rec *)(void *)(n + 1);
 	est(&n->e)->idx = SLAB_NONE;
