@@ -124,12 +124,12 @@ HMR_TEST(cache_hit_needs_every_access_bit_packed_or_not)
 	fake_close(&f, c);
 }
 
-/* 2^20 - 1 users of one entry at once is the count's limit: the next get
+/* 2^19 - 1 users of one entry at once is the count's limit: the next get
  * registers again (a valid registration of its own), and the entry is
  * deregistered only after its last user. */
 HMR_TEST(cache_count_at_its_limit_registers_again)
 {
-	const long limit = (1L << 20) - 1;
+	const long limit = (1L << 19) - 1;
 	struct hmr_cache_entry *e, *more;
 	struct fake f;
 	struct hmr_cache *c;
