@@ -191,8 +191,8 @@ static inline struct hmr_cache_entry *hint(struct hmr_cache *c, uint64_t start,
 			continue;
 		idx = (v & 0xffffff) - 1;
 		r = slab_rec(c, idx);
-		if (r->start <= start && end <= r->end && r->id == id &&
-		    hmr__cache_try_ref(r, slab_ent(c, idx), access))
+		if (hmr__cache_try_ref(r, slab_ent(c, idx), slab_id(c, idx),
+		                       start, end, id, access))
 			return slab_ent(c, idx);
 	}
 	*skip = !atomic_load_explicit(hint_lossy(h, hint_set(h, start)),

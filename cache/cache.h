@@ -56,9 +56,9 @@ struct hmr_cache_entry {
 	uint64_t id;     /* Memory identity (see above). */
 	void *handle;    /* The owner's registration (an ibv_mr *). */
 	/* The cache's own state: list links, flags, and where the entry's
-	 * hit record is (a dense 32-byte copy of start, end, id and the
-	 * access, with the reference count: with a hint slot, all a hit
-	 * reads). */
+	 * hit record is (a dense 16-byte record of start, the reference
+	 * count and, for host memory, the length and access: with a hint
+	 * slot, all a hit reads). */
 	void *priv[6];
 };
 

@@ -34,21 +34,30 @@
  * callbacks).  doc/cache.md says why the index and the rules are so.
  */
 
-/* refs: the users in the low 32 bits; HIT, the clock bit (set by the
+/* refs: the users in the low 19 bits; HIT, the clock bit (set by the
  * hit's own increment, cleared by the hand: no second write on a hit);
  * DEAD once the entry left the index (invalidated, evicted, merged away,
  * or never indexed): a hit fails on it, and whoever drops the count to 0
  * with DEAD set (or sets DEAD on a count of 0) deregisters.  Between
- * them, the entry's access when it fits in REFS_ACC_BITS (a hit then
- * checks it without reading the entry), else FAR (the hit reads
- * e->access).  A count at its maximum makes hits fail (then misses). */
+ * them, what a hit compares besides the record's start: the length less
+ * one (at most 1 MiB) and the access (21 bits: every ibv_access_flags
+ * bit); an entry whose length or access does not fit is FAR (the hit
+ * compares the entry's own fields).  ID: the entry's memory id is not 0
+ * (device memory): a hit compares it in the slab's dense array of ids
+ * (slab_id), a load that does not wait for the record's.  These never
+ * change while the entry is indexed.  A count at its maximum (2^19 - 1
+ * users at once) makes hits fail (then misses: a second registration). */
 #define REFS_DEAD      (1ULL << 63)
 #define REFS_HIT       (1ULL << 62)
 #define REFS_FAR       (1ULL << 61)
-#define REFS_ACC_SHIFT 32
-#define REFS_ACC_BITS  29
+#define REFS_LEN_SHIFT 41
+#define REFS_LEN_BITS  20
+#define REFS_LEN_MASK  ((1ULL << REFS_LEN_BITS) - 1)
+#define REFS_ACC_SHIFT 20
+#define REFS_ACC_BITS  21
 #define REFS_ACC_MASK  ((1ULL << REFS_ACC_BITS) - 1)
-#define REFS_COUNT     0xffffffffULL
+#define REFS_ID        (1ULL << 19)
+#define REFS_COUNT     ((1ULL << 19) - 1)
 
 /*
  * Index orders: an entry of length L is indexed at the smallest granule
@@ -77,19 +86,20 @@ enum {
 };
 
 /*
- * An entry's hit record: what a hit compares and the reference count,
- * 32 bytes, in dense arrays apart from the entries (the slab: chunks of
- * 2^SLAB_SHIFT records, the entry of the same index beside in a chunk of
- * entries).  A hit through the hint table reads one slot and one record,
- * never the entry: 65,536 regions' records take 2 MiB where their
- * entries take 8.  start, end and id are written before the entry is
- * published and not again until a grace period after it left the index.
+ * An entry's hit record: its start and the reference count word (which
+ * also holds its length and access, above), 16 bytes, in dense arrays
+ * apart from the entries (the slab: chunks of 2^SLAB_SHIFT records, the
+ * entry of the same index beside in a chunk of entries).  A hit through
+ * the hint table reads one slot and one record, never the entry (unless
+ * FAR): 65,536 regions' records take 1 MiB where their entries take 8.
+ * start is written before the entry is published and not again until a
+ * grace period after it left the index.
  */
 struct cache_rec {
-	uint64_t start, end, id;
+	uint64_t start;
 	_Atomic uint64_t refs;
 };
-_Static_assert(sizeof(struct cache_rec) == 32, "two records per line");
+_Static_assert(sizeof(struct cache_rec) == 16, "four records per line");
 #define SLAB_NONE UINT32_MAX /* est->idx of an entry outside the slab. */
 
 /*
@@ -134,9 +144,39 @@ static inline struct cache_est *est(struct hmr_cache_entry *e)
 	return (struct cache_est *)(void *)e->priv;
 }
 
+/*
+ * Where an entry's record is, from the entry's address alone: a put then
+ * writes the record's line and reads none of the entry's (at 65,536
+ * regions the entries' 8 MiB are out of every cache; the load of
+ * est->rec cost more than the rest of the put).  A slab chunk starts at
+ * a multiple of SLAB_ALIGN, its records first, then its entries' ids,
+ * then its entries, each 128 bytes from a 128-byte boundary; an entry allocated
+ * alone sits 64 bytes off one (cache_slab.c), and only its own est->rec says
+ * where its record is.
+ */
+#define SLAB_ALIGN ((uintptr_t)1 << 22)
+#define SLAB_RECS  ((uintptr_t)sizeof(struct cache_rec) << SLAB_SHIFT)
+#define SLAB_IDS   ((uintptr_t)sizeof(uint64_t) << SLAB_SHIFT)
+#define SLAB_BYTES                                                             \
+	(((uintptr_t)sizeof(struct cache_rec) + sizeof(uint64_t) +             \
+	  sizeof(struct cache_ent))                                            \
+	 << SLAB_SHIFT)
+_Static_assert(sizeof(struct cache_ent) == 128, "entries 128 bytes apart");
+_Static_assert(SLAB_BYTES <= SLAB_ALIGN, "a chunk within its alignment");
+
+static inline bool alone(const struct hmr_cache_entry *e)
+{
+	return (uintptr_t)ent((struct hmr_cache_entry *)e) & 64;
+}
+
 static inline struct cache_rec *rec(struct hmr_cache_entry *e)
 {
-	return est(e)->rec;
+	uintptr_t n = (uintptr_t)ent(e), base = n & ~(SLAB_ALIGN - 1);
+
+	if (alone(e))
+		return est(e)->rec;
+	return (struct cache_rec *)base +
+	       (n - base - SLAB_RECS - SLAB_IDS) / sizeof(struct cache_ent);
 }
 
 /*
@@ -147,7 +187,7 @@ static inline struct cache_rec *rec(struct hmr_cache_entry *e)
  * its record with one load instead of an lfht lookup, and seldom reads
  * another entry's record (1 in 256 per other way).  4 bytes a slot, kept
  * at most half full: 65,536 entries' slots take 512 KiB, beside their
- * records' 2 MiB.  Only a hint: a full set's slot holds the last entry
+ * records' 1 MiB.  Only a hint: a full set's slot holds the last entry
  * inserted there (1% of entries at half load, 8 ways), an entry past
  * index 2^24 - 2 has none, and every other lookup goes to the lfht.
  * Slots are written under the cache lock (set at insert, cleared at
@@ -215,13 +255,14 @@ struct cache_inval {
 };
 
 /* One thread's counters (a load and a store each: no shared
- * read-modify-write on a hit or a miss), and the slab index it keeps for
- * its next miss (the other half of a record line it took: threads'
+ * read-modify-write on a hit or a miss), and the slab indices it keeps
+ * for its next misses (the rest of a record line it took: threads'
  * records then share no line).  Threads beyond HIT_SLOTS share one. */
 struct cache_hit_slot {
 	alignas(64) _Atomic uint64_t hits;
 	_Atomic uint64_t misses;
-	_Atomic uint32_t keep; /* Index + 1; 0: none. */
+	/* Kept: the first index + 1 (0: none), and how many from it. */
+	_Atomic uint64_t keep;
 };
 
 struct hmr_cache {
@@ -368,34 +409,60 @@ static inline struct hmr_cache_entry *slab_ent(struct hmr_cache *c,
                                                uint32_t idx)
 {
 	struct cache_ent *n =
-	        (struct cache_ent *)(void *)(c->chunk[idx >> SLAB_SHIFT] +
-	                                     (1U << SLAB_SHIFT));
+	        (struct cache_ent
+	                 *)(void *)((char *)c->chunk[idx >> SLAB_SHIFT] +
+	                            SLAB_RECS + SLAB_IDS);
 
 	return &n[idx & ((1U << SLAB_SHIFT) - 1)].e;
 }
 
-/* refs of a new entry: `count` users, its access packed in if it fits. */
-static inline uint64_t hmr__cache_refs(uint64_t access, uint64_t count)
+/* The slab's dense array of memory ids, beside the records: what a hit
+ * compares for an entry with REFS_ID. */
+static inline uint64_t *slab_id(struct hmr_cache *c, uint32_t idx)
 {
-	if (access & ~REFS_ACC_MASK)
-		return REFS_FAR | count;
-	return access << REFS_ACC_SHIFT | count;
+	uint64_t *ids =
+	        (uint64_t *)(void *)((char *)c->chunk[idx >> SLAB_SHIFT] +
+	                             SLAB_RECS);
+
+	return &ids[idx & ((1U << SLAB_SHIFT) - 1)];
 }
 
-/* A reference, if the entry (its record r) has at least `access` and is
- * not DEAD; the clock bit set by the same instruction.  e is read only
- * when the access did not fit in refs. */
+/* refs of a new entry: `count` users, ID if it has a memory id, its
+ * length and access packed in when they fit. */
+static inline uint64_t hmr__cache_refs(const struct hmr_cache_entry *e,
+                                       uint64_t count)
+{
+	uint64_t len = e->end - e->start, id = e->id ? REFS_ID : 0;
+
+	if ((e->access & ~REFS_ACC_MASK) || !len || len - 1 > REFS_LEN_MASK)
+		return REFS_FAR | id | count;
+	return (len - 1) << REFS_LEN_SHIFT | e->access << REFS_ACC_SHIFT | id |
+	       count;
+}
+
+/* A reference, if the entry (its record r, its id at eid) covers
+ * [start, end) of memory `id` with at least `access` and is not DEAD; the
+ * clock bit set by the same instruction.  e is read only when its record
+ * is FAR, eid only when it has an id. */
 static inline bool hmr__cache_try_ref(struct cache_rec *r,
                                       const struct hmr_cache_entry *e,
+                                      const uint64_t *eid, uint64_t start,
+                                      uint64_t end, uint64_t id,
                                       uint64_t access)
 {
 	uint64_t v = atomic_load_explicit(&r->refs, memory_order_relaxed);
 
+	if ((v & REFS_ID) ? *eid != id : id != 0)
+		return false;
 	if (v & REFS_FAR) {
-		if ((e->access & access) != access)
+		if (e->start > start || end > e->end ||
+		    (e->access & access) != access)
 			return false;
-	} else if (((v >> REFS_ACC_SHIFT) & REFS_ACC_MASK & access) != access) {
-		return false; /* The access bits never change. */
+	} else if (r->start > start ||
+	           end - r->start - 1 >
+	                   ((v >> REFS_LEN_SHIFT) & REFS_LEN_MASK) ||
+	           ((v >> REFS_ACC_SHIFT) & REFS_ACC_MASK & access) != access) {
+		return false; /* Length and access never change. */
 	}
 	do {
 		if ((v & REFS_DEAD) || (v & REFS_COUNT) == REFS_COUNT)

@@ -78,8 +78,8 @@ static struct hmr_cache_entry *probe_hit(struct hmr_cache *c,
 		e = &((struct cache_ent *)n)->e;
 		/* The WHOLE range, at least the access, the same memory,
 		 * alive. */
-		if (e->start <= start && end <= e->end && e->id == id &&
-		    hmr__cache_try_ref(rec(e), e, access))
+		if (hmr__cache_try_ref(rec(e), e, &e->id, start, end, id,
+		                       access))
 			return e;
 	}
 	return NULL;
@@ -105,9 +105,9 @@ static struct hmr_cache_entry *hint_hit(struct hmr_cache *c, uint64_t pg,
 			continue;
 		idx = (v & 0xffffff) - 1;
 		r = slab_rec(c, idx);
-		if (r->start >> 12 == pg && r->start <= start &&
-		    end <= r->end && r->id == id &&
-		    hmr__cache_try_ref(r, slab_ent(c, idx), access))
+		if (r->start >> 12 == pg &&
+		    hmr__cache_try_ref(r, slab_ent(c, idx), slab_id(c, idx),
+		                       start, end, id, access))
 			return slab_ent(c, idx);
 	}
 	return NULL;
@@ -269,8 +269,8 @@ void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e)
 
 	est(e)->flags |= EF_PUBLISHED;
 	rec(e)->start = e->start; /* What hint-table hits compare. */
-	rec(e)->end = e->end;
-	rec(e)->id = e->id;
+	if (!alone(e))
+		*slab_id(c, est(e)->idx) = e->id;
 	cds_lfht_node_init(&ent(e)->node);
 	est(e)->in_lfht = false;
 	ring_insert(c, e);

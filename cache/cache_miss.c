@@ -34,8 +34,7 @@ int hmr__cache_reg_uncached(struct hmr_cache *c, uint64_t start, uint64_t end,
 		hmr__cache_free_entry(c, e);
 		return ret;
 	}
-	atomic_store_explicit(&rec(e)->refs,
-	                      REFS_DEAD | hmr__cache_refs(e->access, 1),
+	atomic_store_explicit(&rec(e)->refs, REFS_DEAD | hmr__cache_refs(e, 1),
 	                      memory_order_relaxed);
 	atomic_fetch_add_explicit(&c->uncached, 1, memory_order_relaxed);
 	*out = e;
@@ -140,7 +139,7 @@ int hmr__cache_miss(struct hmr_cache *c, uint64_t start, uint64_t end,
 	cached = !watch(c, e);
 	/* Not HIT: inserted behind the hand, the first to go if never
 	 * used again. */
-	atomic_store_explicit(&rec(e)->refs, hmr__cache_refs(e->access, 1),
+	atomic_store_explicit(&rec(e)->refs, hmr__cache_refs(e, 1),
 	                      memory_order_relaxed);
 	hmr__cache_read_lock();
 	pthread_mutex_lock(&c->lock);

@@ -2,21 +2,23 @@
 /* cache_slab.c: the cache's entries and their hit records, by index. */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "base/alloc.h"
 #include "cache/cache_impl.h"
 
 /*
- * Entries live in chunks: 2^SLAB_SHIFT hit records (32 bytes each, the
+ * Entries live in chunks: 2^SLAB_SHIFT hit records (16 bytes each, the
  * dense array hits read), then as many entries (128 bytes, read by lfht
- * lookups and the owner).  A chunk is one calloc: its pages are touched
- * only as its indices are handed out; a chunk that cannot be had makes
+ * lookups and the owner), at a multiple of SLAB_ALIGN (so a put finds
+ * the record from the entry's address).  A chunk is one calloc: its pages are
+ * touched only as its indices are handed out; a chunk that cannot be had makes
  * the miss fail (-FI_ENOMEM).  Freed entries go back on a list
  * (after their grace period) and are reused; chunks are freed at close.
  *
- * A thread takes records two at a time when it can (the two halves of
- * one line, the second kept in its counter slot for its next miss), so
- * that two threads' hits do not write one line.  An entry outside the
+ * A thread takes the records of a line together when it can (four, the
+ * rest kept in its counter slot for its next misses), so that two
+ * threads' hits do not write one line.  An entry outside the
  * slab (a fork child, which must not take spare_lock; a full slab, 2^24
  * entries) is allocated alone and never hinted.
  */
@@ -24,18 +26,17 @@
 /* A chunk more (spare_lock held); false when none can be had. */
 static bool grow(struct hmr_cache *c)
 {
-	size_t n = (size_t)1 << SLAB_SHIFT;
 	unsigned k = c->fresh >> SLAB_SHIFT;
 	void *raw;
 
-	raw = hmr__calloc(
-	        1,
-	        n * (sizeof(struct cache_rec) + sizeof(struct cache_ent)) + 64);
+	/* Aligned by hand: the alignment's slack is address space only
+	 * (a fresh calloc of this size is mapped, not written). */
+	raw = hmr__calloc(1, SLAB_BYTES + SLAB_ALIGN);
 	if (!raw)
 		return false;
 	c->chunk_raw[k] = raw;
-	c->chunk[k] =
-	        (struct cache_rec *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+	c->chunk[k] = (struct cache_rec *)(((uintptr_t)raw + SLAB_ALIGN - 1) &
+	                                   ~(SLAB_ALIGN - 1));
 	return true;
 }
 
@@ -61,65 +62,94 @@ static struct hmr_cache_entry *take_fresh(struct hmr_cache *c, bool *full)
 	return init(c, c->fresh++);
 }
 
-/* A free slab entry and, when its line's other record is free too, that
- * one for the thread's next miss. */
-static struct hmr_cache_entry *take(struct hmr_cache *c,
-                                    struct hmr_cache_entry **mate, bool *full)
+/* Whether index i is the first of its record line. */
+static bool line_start(uint32_t i)
+{
+	return !(i % (64 / sizeof(struct cache_rec)));
+}
+
+/* A free slab entry, and in *more how many of the indices after it, in
+ * its record line, were taken with it for the thread's next misses. */
+static struct hmr_cache_entry *take(struct hmr_cache *c, uint32_t *more,
+                                    bool *full)
 {
 	struct hmr_cache_entry *e;
+	uint32_t i;
 
-	*mate = NULL;
+	*more = 0;
 	pthread_mutex_lock(&c->spare_lock);
 	e = c->spare;
 	if (e) {
 		c->spare = est(e)->link;
-		if (c->spare && est(c->spare)->idx == (est(e)->idx ^ 1)) {
-			*mate = c->spare;
-			c->spare = est(*mate)->link;
+		i = est(e)->idx + 1;
+		while (c->spare && !line_start(i) && est(c->spare)->idx == i) {
+			c->spare = est(c->spare)->link;
+			i++, (*more)++;
 		}
 	} else {
 		e = take_fresh(c, full);
-		if (e && (c->fresh & 1))
-			*mate = take_fresh(c, full);
+		/* The rest of a fresh line: never a new chunk (a chunk
+		 * begins a line). */
+		while (e && !line_start(c->fresh) && take_fresh(c, full))
+			(*more)++;
 	}
 	pthread_mutex_unlock(&c->spare_lock);
 	return e;
 }
 
-/* A slab entry for this thread: the one it kept, or taken. */
+static uint64_t kept(uint32_t first, uint32_t n)
+{
+	return n ? (uint64_t)n << 32 | (first + 1) : 0;
+}
+
+/* Keep [first, first + n) for this thread's next misses; what the slot
+ * held (another thread of a shared slot kept some meanwhile) goes back
+ * to the slab. */
+static void keep(struct hmr_cache *c, struct cache_hit_slot *s, uint32_t first,
+                 uint32_t n)
+{
+	uint64_t k = atomic_exchange_explicit(&s->keep, kept(first, n),
+	                                      memory_order_relaxed);
+	uint32_t i;
+
+	for (i = 0; k && i < k >> 32; i++)
+		hmr__cache_free_entry(c, slab_ent(c, (uint32_t)k - 1 + i));
+}
+
+/* A slab entry for this thread: one it kept, or taken. */
 static struct hmr_cache_entry *slab_new(struct hmr_cache *c, bool *full)
 {
 	struct cache_hit_slot *s = hmr__cache_slot(c);
-	uint32_t k =
+	uint64_t k =
 	        atomic_exchange_explicit(&s->keep, 0, memory_order_relaxed);
-	struct hmr_cache_entry *e, *mate;
+	struct hmr_cache_entry *e;
+	uint32_t more, first = (uint32_t)k - 1;
 
 	if (k) {
-		e = slab_ent(c, k - 1);
-	} else {
-		e = take(c, &mate, full);
-		if (!e)
-			return NULL;
-		if (mate)
-			k = atomic_exchange_explicit(&s->keep,
-			                             est(mate)->idx + 1,
-			                             memory_order_relaxed);
-		if (k) /* Another thread of a shared slot kept one meanwhile. */
-			hmr__cache_free_entry(c, slab_ent(c, k - 1));
+		e = slab_ent(c, first);
+		if (k >> 32 > 1)
+			keep(c, s, first + 1, (uint32_t)(k >> 32) - 1);
+		return e;
 	}
+	e = take(c, &more, full);
+	if (e && more)
+		keep(c, s, est(e)->idx + 1, more);
 	return e;
 }
 
-/* An entry and its record in one allocation, outside the slab. */
+/* An entry and its record in one allocation, outside the slab: 64 bytes
+ * off a 128-byte boundary, which is how rec() tells it from a slab
+ * entry. */
 static struct hmr_cache_entry *lone_new(void)
 {
 	size_t size = sizeof(struct cache_ent) + sizeof(struct cache_rec);
-	void *raw = hmr__calloc(1, size + 63);
+	void *raw = hmr__calloc(1, size + 191);
 	struct cache_ent *n;
 
 	if (!raw)
 		return NULL;
-	n = (struct cache_ent *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+	n = (struct cache_ent *)((((uintptr_t)raw + 127) & ~(uintptr_t)127) +
+	                         64);
 	est(&n->e)->raw = raw;
 	est(&n->e)->rec = (struct cache_rec *)(void *)(n + 1);
 	est(&n->e)->idx = SLAB_NONE;

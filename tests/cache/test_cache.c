@@ -8,7 +8,7 @@
 #define RW  3ULL
 #define RD  1ULL
 #define WR  2ULL
-#define ID1 11ULL
+#define ID1 0ULL /* Host memory: the hit record alone answers. */
 #define ID2 22ULL
 
 static struct hmr_cache_entry *get(struct hmr_cache *c, uintptr_t s, size_t len,
