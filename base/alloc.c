@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* alloc.c: calloc/realloc with one injectable failure for tests. */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 
@@ -39,6 +42,40 @@ void *hmr__aligned_calloc(size_t align, size_t size)
 		return NULL;
 	memset(p, 0, size);
 	return p;
+}
+
+static size_t page_up(size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (n + pg - 1) & ~(pg - 1);
+}
+
+void *hmr__map_aligned(size_t size, size_t align)
+{
+	size_t len = page_up(size) + align;
+	char *p, *q;
+
+	if (fail_now())
+		return NULL;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	         -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	q = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+	/* The slack before and after goes back at once. */
+	if (q > p)
+		munmap(p, (size_t)(q - p));
+	if (p + len > q + page_up(size))
+		munmap(q + page_up(size),
+		       (size_t)(p + len - (q + page_up(size))));
+	return q;
+}
+
+void hmr__unmap_pages(void *p, size_t size)
+{
+	if (p)
+		munmap(p, page_up(size));
 }
 
 void hmr__alloc_fail_after(long after)

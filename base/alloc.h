@@ -17,6 +17,12 @@ void *hmr__calloc(size_t n, size_t size);
 void *hmr__realloc(void *p, size_t size);
 /* Zeroed, aligned to `align` (a power of two, a multiple of a pointer). */
 void *hmr__aligned_calloc(size_t align, size_t size);
+/* Zeroed pages at a multiple of `align` (a power of two, at least a
+ * page), mapped, never written here: a large aligned block costs only
+ * the pages used (a heap block's slack would be cleared by calloc).
+ * Freed with hmr__unmap_pages(p, size). */
+void *hmr__map_aligned(size_t size, size_t align);
+void hmr__unmap_pages(void *p, size_t size);
 
 /* Tests: after `after` more allocations succeed, the next one fails, once;
  * a negative `after` disarms.  hmr__alloc_armed: not yet triggered. */

@@ -150,9 +150,9 @@ static inline struct cache_est *est(struct hmr_cache_entry *e)
  * regions the entries' 8 MiB are out of every cache; the load of
  * est->rec cost more than the rest of the put).  A slab chunk starts at
  * a multiple of SLAB_ALIGN, its records first, then its entries' ids,
- * then its entries, each 128 bytes from a 128-byte boundary; an entry allocated
- * alone sits 64 bytes off one (cache_slab.c), and only its own est->rec says
- * where its record is.
+ * then its entries, each 128 bytes from a 128-byte boundary; an entry
+ * allocated alone sits 64 bytes off one (cache_slab.c), and only its own
+ * est->rec says where its record is.
  */
 #define SLAB_ALIGN ((uintptr_t)1 << 22)
 #define SLAB_RECS  ((uintptr_t)sizeof(struct cache_rec) << SLAB_SHIFT)
@@ -302,8 +302,7 @@ struct hmr_cache {
 	/* The slab: chunks of 2^SLAB_SHIFT records then as many entries,
 	 * by index (read by hits; a chunk is added, under spare_lock,
 	 * before any of its indices is handed out, and freed at close). */
-	struct cache_rec *chunk[SLAB_CHUNKS];
-	void *chunk_raw[SLAB_CHUNKS]; /* What hmr__calloc returned. */
+	struct cache_rec *chunk[SLAB_CHUNKS]; /* hmr__map_aligned's. */
 	/* spare_lock protects `spare` (free slab entries, a list through
 	 * est->link), `fresh` (the first index never handed out) and the
 	 * chunks: its own lock, never taken in monitor events nor under

@@ -9,11 +9,13 @@
 
 /*
  * Entries live in chunks: 2^SLAB_SHIFT hit records (16 bytes each, the
- * dense array hits read), then as many entries (128 bytes, read by lfht
- * lookups and the owner), at a multiple of SLAB_ALIGN (so a put finds
- * the record from the entry's address).  A chunk is one calloc: its pages are
- * touched only as its indices are handed out; a chunk that cannot be had makes
- * the miss fail (-FI_ENOMEM).  Freed entries go back on a list
+ * dense array hits read), their memory ids (8 bytes), then as many
+ * entries (128 bytes, read by lfht lookups and the owner), at a multiple
+ * of SLAB_ALIGN (so a put finds the record from the entry's address).  A
+ * chunk is mapped pages (hmr__map_aligned: a heap block would need 4 MiB
+ * of slack, cleared by calloc once the heap reuses it), touched only as
+ * its indices are handed out; a chunk that cannot be had makes the miss
+ * fail (-FI_ENOMEM).  Freed entries go back on a list
  * (after their grace period) and are reused; chunks are freed at close.
  *
  * A thread takes the records of a line together when it can (four, the
@@ -27,17 +29,9 @@
 static bool grow(struct hmr_cache *c)
 {
 	unsigned k = c->fresh >> SLAB_SHIFT;
-	void *raw;
 
-	/* Aligned by hand: the alignment's slack is address space only
-	 * (a fresh calloc of this size is mapped, not written). */
-	raw = hmr__calloc(1, SLAB_BYTES + SLAB_ALIGN);
-	if (!raw)
-		return false;
-	c->chunk_raw[k] = raw;
-	c->chunk[k] = (struct cache_rec *)(((uintptr_t)raw + SLAB_ALIGN - 1) &
-	                                   ~(SLAB_ALIGN - 1));
-	return true;
+	c->chunk[k] = hmr__map_aligned(SLAB_BYTES, SLAB_ALIGN);
+	return c->chunk[k] != NULL;
 }
 
 /* Index `idx`'s entry, cleared, tied to its record (spare_lock held). */
@@ -206,6 +200,6 @@ void hmr__cache_slab_free(struct hmr_cache *c)
 {
 	unsigned k;
 
-	for (k = 0; k < SLAB_CHUNKS && c->chunk_raw[k]; k++)
-		free(c->chunk_raw[k]);
+	for (k = 0; k < SLAB_CHUNKS && c->chunk[k]; k++)
+		hmr__unmap_pages(c->chunk[k], SLAB_BYTES);
 }
