@@ -2,7 +2,6 @@
 /* cache_slab.c: the cache's entries and their hit records, by index. */
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "base/alloc.h"
 #include "cache/cache_impl.h"
