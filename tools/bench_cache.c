@@ -78,8 +78,9 @@ static const ucs_rcache_ops_t ucx_ops = {
 /* One cache of either kind.  id: the memory identity hmr's gets pass:
  * 0, what the verbs cache passes for host memory (these regions are
  * host memory), or another, what it passes for a device buffer (a hash
- * of its buffer id; hmr's hit then also reads the entry).  UCX's rcache
- * has no identity: its get is the same either way. */
+ * of its buffer id; hmr's hit then also compares it in the slab's array
+ * of ids).  UCX's rcache has no identity: its get is the same either
+ * way. */
 struct side {
 	bool ucx;
 	uint64_t id;
