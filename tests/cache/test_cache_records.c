@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* test_cache_records.c: what a hit compares in the 16-byte hit record
- * (start, length less one up to 1 MiB, 21 access bits, memory id 0) and
- * what it compares in the entry instead (anything larger: FAR), at each
- * bound and one past; the reference count's limit; the record a put
- * finds from an entry's address in every slab chunk. */
+ * (start, length less one up to 1 MiB, 21 access bits), in the slab's
+ * array of ids (a memory id other than 0) and in the entry instead
+ * (anything larger: FAR), at each bound and one past; the reference
+ * count's limit; the record a put finds from an entry's address in every
+ * slab chunk; records a line per thread. */
 #include <pthread.h>
 
 /* The cache's own view of an entry's record, under a name of its own
