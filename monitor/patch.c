@@ -9,12 +9,13 @@
 #include <hmr/hmr.h>
 
 #include "monitor/patch.h"
+#include "monitor/x86.h"
 
 /*
- * Map of this file: insn_len and foreign_target read the first bytes of
- * a function; find_padding finds never-executed bytes before it; plan
- * decides where our jump goes; island_near places the page of stubs and
- * trampolines within a 32-bit jump of libc; hmr__patch_apply writes.
+ * Map of this file: plan decides where our jump goes (reading the entry
+ * with x86.c); island_near places the page of stubs and trampolines
+ * within a 32-bit jump of libc; install writes the padding then the entry
+ * word; hmr__patch_apply does it for a set of functions, all or none.
  */
 
 #if defined(__x86_64__)
@@ -23,16 +24,22 @@ enum {
 	JMP32 = 5,   /* e9 rel32 */
 	JMP8 = 2,    /* eb rel8 */
 	ABSJMP = 14, /* ff 25 00000000 <64-bit address> */
-	SLOT = 64,   /* Island bytes per function: stub at 0, trampoline. */
-	TRAMP = 16,
+	SLOT = 128,  /* Island bytes per function: stub at 0, trampoline. */
+	TRAMP = 32,
 };
 
 struct plan {
-	uint8_t *at;          /* Where our jump goes. */
-	size_t copy;          /* Original bytes the trampoline runs, or 0. */
-	void (*target)(void); /* Chaining: the foreign jump's destination. */
-	uint8_t *pad;         /* Where the 5-byte jump goes if not at `at`. */
-	uint64_t *word, old;  /* The aligned word that changes, as it was. */
+	uint8_t *at;           /* Where our jump goes. */
+	size_t jlen;           /* Its length: JMP32, or JMP8 to the pad. */
+	uint8_t *from;         /* What the trampoline runs: pushes passed */
+	size_t copy;           /* over and the replaced instruction; 0 */
+	size_t pushes;         /* when chaining.  Pushes the stub pops. */
+	void (*target)(void);  /* Chaining: the foreign jump's destination. */
+	uint8_t *pad;          /* Where the 5-byte jump goes if not at `at`. */
+	uint64_t *word, old;   /* The aligned word that changes, as it was. */
+	bool drops_endbr;      /* The jump replaces endbr64 itself. */
+	uint8_t *const *taken; /* Pads earlier plans of the batch chose. */
+	size_t ntaken;
 };
 
 typedef void (*fn)(void);
@@ -42,16 +49,6 @@ typedef void (*fn)(void);
  * memcmp and memcpy would look there.  Byte loops through volatile
  * pointers, so the compiler does not turn them back into calls. */
 #define NO_SAN __attribute__((no_sanitize("address", "thread")))
-
-NO_SAN static bool same(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	const volatile uint8_t *x = a;
-
-	while (n--)
-		if (*x++ != *b++)
-			return false;
-	return true;
-}
 
 NO_SAN static void copy(uint8_t *dst, const uint8_t *src, size_t n)
 {
@@ -85,135 +82,176 @@ static fn to_fn(uintptr_t a)
 	return (fn)a;
 }
 
-/* The length of one instruction at c when it is one of the few
- * position-independent kinds that open libc's system call wrappers
- * (register moves, immediates, push, arithmetic on registers); 0 for
- * anything else, which we then refuse to move into a trampoline. */
-NO_SAN static size_t insn_len(const uint8_t *c)
-{
-	size_t rex = (c[0] & 0xf0) == 0x40;
-	const uint8_t *o = c + rex;
-	bool reg = (o[1] >> 6) == 3;
+static bool ibt_forced_set;
+static int ibt_forced;
 
-	if (o[0] >= 0x50 && o[0] <= 0x57)
-		return rex + 1;
-	if (o[0] >= 0xb8 && o[0] <= 0xbf)
-		return rex && (c[0] & 8) ? 10 : rex + 5;
-	switch (o[0]) {
-	case 0x01:
-	case 0x29:
-	case 0x31:
-	case 0x33:
-	case 0x39:
-	case 0x3b:
-	case 0x85:
-	case 0x89:
-	case 0x8b:
-		return reg ? rex + 2 : 0;
-	case 0x83:
-		return reg ? rex + 3 : 0;
-	case 0x81:
-		return reg ? rex + 6 : 0;
-	case 0xf7: /* test r, imm32 only */
-		return reg && !((o[1] >> 3) & 7) ? rex + 6 : 0;
-	}
-	return 0;
+void hmr__patch_test_ibt(int force)
+{
+	ibt_forced = force;
+	ibt_forced_set = force >= 0;
 }
 
-/* Another library's patch: a jump written at the entry.  Its target is
- * that library's hook, with the function's own signature. */
-NO_SAN static fn foreign_target(const uint8_t *c)
+bool hmr__patch_ibt(void)
 {
-	static const uint8_t rip0[] = {0xff, 0x25, 0, 0, 0, 0};
-	int32_t rel;
-	uint64_t abs;
+	char line[256];
+	bool on = false;
+	FILE *f;
 
-	if (c[0] == 0xe9) {
-		copy((uint8_t *)&rel, c + 1, 4);
-		return to_fn((uintptr_t)c + JMP32 + (intptr_t)rel);
-	}
-	if (same(c, rip0, sizeof(rip0))) {
-		copy((uint8_t *)&abs, c + 6, 8);
-		return to_fn(abs);
-	}
-	/* movabs $x, %rax; jmp *%rax  and  movabs $x, %r11; jmp *%r11 */
-	if ((c[0] == 0x48 && c[1] == 0xb8 && c[10] == 0xff && c[11] == 0xe0) ||
-	    (c[0] == 0x49 && c[1] == 0xbb && c[10] == 0x41 && c[11] == 0xff &&
-	     c[12] == 0xe3)) {
-		copy((uint8_t *)&abs, c + 2, 8);
-		return to_fn(abs);
-	}
-	return NULL;
+	if (ibt_forced_set)
+		return ibt_forced;
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "x86_Thread_features:", 20))
+			on = strstr(line + 20, " ibt") != NULL;
+	fclose(f);
+	return on;
 }
 
-/* Five or more bytes right before `entry` that no thread executes: the
- * assembler's alignment no-ops (or int3s) after an instruction that does
- * not fall through (ret, jmp, or a call to a noreturn function such as
- * __stack_chk_fail).  NULL when there are none. */
-NO_SAN static uint8_t *find_padding(uint8_t *entry)
+/* The jump's bytes [at, at + len) lie in one aligned 8-byte word. */
+static bool fits(const uint8_t *at, size_t len)
 {
-	static const uint8_t nops[][10] = {
-	        {0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0},
-	        {0x66, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0},
-	        {0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0},
-	        {0x0f, 0x1f, 0x80, 0, 0, 0, 0},
-	        {0x66, 0x0f, 0x1f, 0x44, 0, 0},
-	        {0x0f, 0x1f, 0x44, 0, 0},
-	        {0xcc, 0xcc, 0xcc, 0xcc, 0xcc},
-	};
-	static const size_t lens[] = {10, 9, 8, 7, 6, 5, 5};
-	uint8_t *pad;
+	return ((uintptr_t)at & 7) + len <= 8;
+}
+
+/* Where a 5-byte jump can go in never-executed bytes, within a 2-byte
+ * jump of `at`: our own from an earlier patch of this function (a
+ * repair), else the last 5 bytes of the alignment padding before the
+ * entry, else of the padding before another 16-byte boundary in reach
+ * (the end of a short function such as brk, whose entry follows a
+ * 1-byte nop).  Never one an earlier plan of this batch took.  NULL when
+ * there is none. */
+NO_SAN static uint8_t *pad_for(const struct hmr__patch *p, const uint8_t *at,
+                               uint8_t *const *taken, size_t ntaken)
+{
+	uintptr_t end = (uintptr_t)at + JMP8, a, lo, hi;
+	uint8_t *c = p->entry, *pad;
 	size_t i;
+	int pass;
 
-	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
-		pad = entry - lens[i];
-		if (!same(pad, nops[i], lens[i]))
-			continue;
-		if (pad[-1] == 0xc3 || pad[-5] == 0xe8 || pad[-5] == 0xe9 ||
-		    pad[-2] == 0xeb)
-			return pad;
+	if (p->pad && p->pad[0] == 0xe9)
+		return p->pad;
+	lo = (end - 128 + JMP32 + 15) & ~(uintptr_t)15;
+	hi = end + 127;
+	for (pass = 0; pass < 2; pass++) {
+		for (a = pass ? lo : (uintptr_t)c;
+		     a <= (pass ? hi : (uintptr_t)c); a += 16) {
+			pad = (uint8_t *)a - JMP32;
+			if (pad < (uint8_t *)end - 128 || pad > (uint8_t *)hi ||
+			    (pad < at + JMP8 && pad + JMP32 > c))
+				continue;
+			for (i = 0; i < ntaken && taken[i] != pad; i++)
+				;
+			if (i == ntaken &&
+			    hmr__x86_padding_before((uint8_t *)a, JMP32))
+				return pad;
+		}
 	}
 	return NULL;
 }
 
-/* Where the jump goes and what the hook will call.  0, or -FI_ENOSYS
- * with why when the entry holds instructions we do not move. */
-NO_SAN static int plan(struct hmr__patch *p, struct plan *pl, char *why,
-                       size_t why_len)
+/* Our jump at `at`: 5 bytes where they fit the word and cover `len`
+ * bytes of whole instructions, else 2 bytes to the padding. */
+NO_SAN static bool choose_jump(const struct hmr__patch *p, struct plan *pl,
+                               uint8_t *at, size_t len)
 {
-	static const uint8_t endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
-	uint8_t *c = p->entry;
-	size_t len, jlen;
+	pl->at = at;
+	pl->pad = NULL;
+	if (len >= JMP32 && fits(at, JMP32)) {
+		pl->jlen = JMP32;
+		return true;
+	}
+	if (len < JMP8 || !fits(at, JMP8))
+		return false;
+	pl->pad = pad_for(p, at, pl->taken, pl->ntaken);
+	pl->jlen = JMP8;
+	return pl->pad != NULL;
+}
 
-	memset(pl, 0, sizeof(*pl));
-	pl->at = c + (same(c, endbr64, 4) ? 4 : 0);
-	pl->target = foreign_target(pl->at);
-	len = pl->target ? JMP32 : insn_len(pl->at);
-	if (!pl->target && len && len < JMP32 && len >= JMP8) {
-		pl->pad = find_padding(c);
-		if (!pl->pad)
-			len = 0;
-	}
-	if (!len) {
+/* Chaining: a jump found at c (the entry, or after endbr64). */
+NO_SAN static int plan_chain(struct hmr__patch *p, struct plan *pl, uint8_t *c,
+                             uintptr_t t, char *why, size_t why_len)
+{
+	pl->target = to_fn(t);
+	/* Over the foreign jump's first bytes: it is at least 2 long. */
+	if (!choose_jump(p, pl, c, JMP32)) {
 		snprintf(why, why_len,
-		         "memhooks: %s at %p starts with instructions this "
-		         "build cannot move (%02x %02x %02x %02x)",
-		         p->name, p->entry, pl->at[0], pl->at[1], pl->at[2],
-		         pl->at[3]);
-		return -FI_ENOSYS;
-	}
-	pl->copy = pl->target ? 0 : len;
-	jlen = pl->pad ? JMP8 : JMP32;
-	pl->word = (uint64_t *)((uintptr_t)pl->at & ~(uintptr_t)7);
-	if ((uintptr_t)pl->at - (uintptr_t)pl->word + jlen > 8) {
-		snprintf(why, why_len,
-		         "memhooks: %s at %p: its first instruction crosses "
-		         "an 8-byte boundary, so it cannot be replaced with "
-		         "one atomic write",
+		         "memhooks: %s at %p: another library's jump is there "
+		         "and there is no room for ours in one aligned word",
 		         p->name, p->entry);
 		return -FI_ENOSYS;
 	}
-	pl->old = load64(pl->word);
+	if (hmr__patch_ibt() && !hmr__x86_is_endbr64((const uint8_t *)t)) {
+		snprintf(why, why_len,
+		         "memhooks: %s: indirect-branch tracking is enforced "
+		         "and the hook another library put there (%p) has no "
+		         "endbr64, so hmr's hook could not call it",
+		         p->name, (void *)t);
+		return -FI_ENOSYS;
+	}
+	snprintf(p->how, sizeof(p->how),
+	         "%zu-byte jump at entry+%zu, chained to another library's "
+	         "hook",
+	         pl->jlen, (size_t)(c - (uint8_t *)p->entry));
+	return 0;
+}
+
+/* Where the jump goes and what the hook will call.  0, or -FI_ENOSYS
+ * with why when nothing at the entry can be replaced safely. */
+NO_SAN static int plan(struct hmr__patch *p, struct plan *pl, char *why,
+                       size_t why_len)
+{
+	uint8_t *c = p->entry, *at;
+	size_t keep = hmr__x86_is_endbr64(c) ? 4 : 0, len, pushed = 0, pl_len;
+	uintptr_t t;
+
+	if ((t = hmr__x86_jump_target(c)))
+		return plan_chain(p, pl, c, t, why, why_len);
+	if (keep && (t = hmr__x86_jump_target(c + keep)))
+		return plan_chain(p, pl, c + keep, t, why, why_len);
+	/* After endbr64, passing over up to four pushes. */
+	for (at = c + keep; pl->pushes <= 4; at += pl_len, pl->pushes++) {
+		len = hmr__x86_movable_len(at);
+		if (len && choose_jump(p, pl, at, len))
+			goto found;
+		pl_len = hmr__x86_push_len(at);
+		if (!pl_len)
+			break;
+		pushed += pl_len;
+	}
+	pl->pushes = 0;
+	pushed = 0;
+	/* Last: endbr64 itself, a 4-byte instruction. */
+	len = keep;
+	at = c;
+	if (keep && !hmr__patch_ibt() && choose_jump(p, pl, at, len)) {
+		pl->drops_endbr = true;
+		goto found;
+	}
+	snprintf(why, why_len,
+	         "memhooks: %s at %p starts with %02x %02x %02x %02x %02x %02x "
+	         "%02x %02x: %s",
+	         p->name, p->entry, c[0], c[1], c[2], c[3], c[4], c[5], c[6],
+	         c[7],
+	         keep && hmr__patch_ibt()
+	                 ? "no instruction after endbr64 can be replaced "
+	                   "in one aligned word, and endbr64 itself must "
+	                   "stay (indirect-branch tracking is enforced)"
+	                 : "no instruction this build can move lies in one "
+	                   "aligned word with padding before the function "
+	                   "for a jump");
+	return -FI_ENOSYS;
+found:
+	pl->from = at - pushed;
+	pl->copy = pushed + len;
+	snprintf(p->how, sizeof(p->how), "%zu-byte jump at entry+%zu%s%s%s",
+	         pl->jlen, (size_t)(at - c),
+	         pl->pad ? " to a jump in the padding" : "",
+	         pl->drops_endbr ? ", over endbr64"
+	         : keep          ? ", endbr64 kept"
+	                         : "",
+	         pl->pushes ? ", past pushes" : "");
 	return 0;
 }
 
@@ -283,26 +321,67 @@ NO_SAN static int text_write(uint8_t *at, size_t len, uint64_t *word,
 	return ok ? 0 : -FI_EBUSY;
 }
 
+/* The stub at slot (pops the pushes passed over, then jumps to the
+ * hook) and the trampoline after it (endbr64, for the hook's indirect
+ * call under IBT; the moved bytes; a direct jump back, which IBT allows
+ * to a place with no endbr64). */
+static void fill_slot(const struct hmr__patch *p, const struct plan *pl,
+                      uint8_t *slot)
+{
+	static const uint8_t endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
+	uint8_t *s = slot, *t = slot + TRAMP, *back;
+	int32_t r;
+
+	if (pl->pushes) {
+		/* lea 8n(%rsp), %rsp: flags stay as the caller left them. */
+		static const uint8_t lea[] = {0x48, 0x8d, 0x64, 0x24};
+
+		memcpy(s, lea, sizeof(lea));
+		s[sizeof(lea)] = (uint8_t)(8 * pl->pushes);
+		s += sizeof(lea) + 1;
+	}
+	put_absjmp(s, (uintptr_t)p->hook);
+	if (!pl->copy)
+		return;
+	memcpy(t, endbr64, sizeof(endbr64));
+	t += sizeof(endbr64);
+	copy(t, pl->from, pl->copy);
+	t += pl->copy;
+	back = pl->from + pl->copy;
+	if (rel32(t + JMP32, back, &r)) {
+		t[0] = 0xe9;
+		memcpy(t + 1, &r, 4);
+	} else {
+		put_absjmp(t, (uintptr_t)back);
+	}
+}
+
 static int install(struct hmr__patch *p, struct plan *pl, uint8_t *slot)
 {
-	uint8_t *stub = slot, *dst = pl->pad ? pl->pad : pl->at;
-	uint64_t val = pl->old, jmp = 0xe9;
-	size_t off = (size_t)(pl->at - (uint8_t *)pl->word);
+	uint8_t *dst = pl->pad ? pl->pad : pl->at;
+	uint64_t val, jmp = 0xe9;
+	size_t off;
 	int32_t r;
 	int8_t r8;
 	int rc;
 
-	if (!rel32(dst + JMP32, stub, &r))
+	if (!rel32(dst + JMP32, slot, &r))
 		return -FI_ENOSYS;
 	memcpy((uint8_t *)&jmp + 1, &r, 4);
+	pl->word = (uint64_t *)((uintptr_t)pl->at & ~(uintptr_t)7);
+	off = (size_t)(pl->at - (uint8_t *)pl->word);
 	atomic_store(&p->next,
 	             pl->copy ? to_fn((uintptr_t)slot + TRAMP) : pl->target);
 	if (pl->pad) {
 		/* Nobody runs the padding: a plain write, before the entry
-		 * jump that leads there exists. */
+		 * jump that leads there exists.  It may share the word the
+		 * entry jump changes, so that word is read after it. */
 		rc = text_write(pl->pad, JMP32, pl->word, 0, jmp);
 		if (rc)
 			return rc;
+	}
+	pl->old = val = load64(pl->word);
+	if (pl->pad) {
 		r8 = (int8_t)(pl->pad - (pl->at + JMP8));
 		memcpy((uint8_t *)&val + off, "\xeb", 1);
 		memcpy((uint8_t *)&val + off + 1, &r8, 1);
@@ -314,24 +393,51 @@ static int install(struct hmr__patch *p, struct plan *pl, uint8_t *slot)
 		return rc;
 	p->word = pl->word;
 	p->mine = val;
+	p->pad = pl->pad;
+	return 0;
+}
+
+/* Under enforced IBT the stub's indirect jump must land on endbr64. */
+NO_SAN static int check_hooks(struct hmr__patch *p, size_t n, char *why,
+                              size_t why_len)
+{
+	size_t i;
+
+	if (!hmr__patch_ibt())
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (hmr__x86_is_endbr64((const uint8_t *)(uintptr_t)p[i].hook))
+			continue;
+		snprintf(why, why_len,
+		         "memhooks: indirect-branch tracking is enforced and "
+		         "hmr's hook for %s has no endbr64 (build hmr with "
+		         "-fcf-protection)",
+		         p[i].name);
+		return -FI_ENOSYS;
+	}
 	return 0;
 }
 
 int hmr__patch_apply(struct hmr__patch *p, size_t n, char *why, size_t why_len)
 {
 	struct plan pl[16];
-	uint8_t *island, *slot;
+	uint8_t *island, *taken[16];
 	size_t i, len = (n * SLOT + 4095) & ~(size_t)4095;
 	int rc;
 
 	if (n > sizeof(pl) / sizeof(pl[0]))
 		return -FI_EINVAL;
+	rc = check_hooks(p, n, why, why_len);
+	if (rc)
+		return rc;
 	for (i = 0; i < n; i++) {
+		memset(&pl[i], 0, sizeof(pl[i]));
+		pl[i].taken = taken;
+		pl[i].ntaken = i;
 		rc = plan(&p[i], &pl[i], why, why_len);
 		if (rc)
 			return rc;
-		if (pl[i].pad && pl[i].pad < pl[i].at + JMP8 - 128)
-			return -FI_ENOSYS;
+		taken[i] = pl[i].pad;
 	}
 	island = island_near(p[0].entry, len);
 	if (!island) {
@@ -339,15 +445,8 @@ int hmr__patch_apply(struct hmr__patch *p, size_t n, char *why, size_t why_len)
 		         "memhooks: no free page within 2 GiB of libc");
 		return -FI_ENOMEM;
 	}
-	for (i = 0; i < n; i++) {
-		slot = island + i * SLOT;
-		put_absjmp(slot, (uintptr_t)p[i].hook);
-		if (pl[i].copy) {
-			copy(slot + TRAMP, pl[i].at, pl[i].copy);
-			put_absjmp(slot + TRAMP + pl[i].copy,
-			           (uintptr_t)pl[i].at + pl[i].copy);
-		}
-	}
+	for (i = 0; i < n; i++)
+		fill_slot(&p[i], &pl[i], island + i * SLOT);
 	/* The island is never unmapped: a thread may be inside it. */
 	if (mprotect(island, len, PROT_READ | PROT_EXEC))
 		return -FI_EACCES;
@@ -370,6 +469,16 @@ bool hmr__patch_intact(const struct hmr__patch *p)
 }
 
 #else /* !__x86_64__ */
+
+bool hmr__patch_ibt(void)
+{
+	return false;
+}
+
+void hmr__patch_test_ibt(int force)
+{
+	(void)force;
+}
 
 int hmr__patch_apply(struct hmr__patch *p, size_t n, char *why, size_t why_len)
 {
