@@ -9,7 +9,11 @@
 #   built, installed with dpkg, used and removed (scripts/check-deb.sh, as
 #   root: CI's machine is a throwaway one).
 #   The libFuzzer targets for HMR_FUZZ_SECONDS (45) each (scripts/fuzz.sh).
-# Usage: scripts/test.sh [gcc|clang|asan|tsan|valgrind|fuzz|deb|format]...
+#   The monitor, cache, memtype, model, core and unit cases of the gcc
+#   build again under two other C libraries (scripts/libc-run.py): Ubuntu
+#   24.04's (CET prologues; ../shared/lab/glibc, or $HMR_UBUNTU_LIBC) and
+#   Debian trixie's (scripts/fetch-libc.sh).
+# Usage: scripts/test.sh [gcc|clang|asan|tsan|valgrind|libc|fuzz|deb|format]...
 #   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,6 +58,34 @@ run_build() {
 	fi
 }
 
+# The gcc build's cases again under other C libraries: production machines
+# run Ubuntu's or RHEL's, whose functions open with endbr64 (monitor/).
+libc_check() {
+	local dir="$root/build-ci-gcc" labels='monitor|unit|model|hmem|core'
+	local ubuntu=${HMR_UBUNTU_LIBC:-$root/../shared/lab/glibc/ubuntu-24.04}
+	local trixie rc=0
+	if [ ! -f "$dir/CTestTestfile.cmake" ]; then
+		cmake -S "$root" -B "$dir" -DHMR_WERROR=ON \
+			-DCMAKE_C_COMPILER=gcc > "$dir.configure.log" 2>&1 ||
+			{ cat "$dir.configure.log"; return 1; }
+	fi
+	cmake --build "$dir" -j"$jobs" > "$dir.libc-build.log" 2>&1 ||
+		{ tail -n 50 "$dir.libc-build.log"; return 1; }
+	if [ -f "$ubuntu/libc.so.6" ]; then
+		echo "=== libc: Ubuntu 24.04 ($ubuntu)"
+		sha256sum "$ubuntu/libc.so.6"
+		/usr/bin/python3 "$root/scripts/libc-run.py" "$dir" "$ubuntu" "$labels" ||
+			rc=1
+	else
+		echo "=== libc: SKIPPED Ubuntu 24.04: no libc at $ubuntu" \
+			"(set HMR_UBUNTU_LIBC to its folder)"
+	fi
+	trixie=$("$root/scripts/fetch-libc.sh" trixie) || return 1
+	echo "=== libc: Debian trixie ($(cat "$trixie/package"))"
+	/usr/bin/python3 "$root/scripts/libc-run.py" "$dir" "$trixie" "$labels" || rc=1
+	return $rc
+}
+
 step() {
 	local name=$1 s=$SECONDS
 	shift
@@ -66,7 +98,7 @@ step() {
 }
 
 what=("$@")
-[ ${#what[@]} -gt 0 ] || what=(format gcc clang asan tsan valgrind fuzz deb)
+[ ${#what[@]} -gt 0 ] || what=(format gcc libc clang asan tsan valgrind fuzz deb)
 for w in "${what[@]}"; do
 	case $w in
 	format) step format format_check ;;
@@ -88,6 +120,7 @@ for w in "${what[@]}"; do
 		step valgrind run_build valgrind \
 		-DCMAKE_C_COMPILER=gcc -DHMR_VM_TESTS=OFF \
 		"-DHMR_TEST_WRAPPER=valgrind;-q;--error-exitcode=99;--leak-check=full;--errors-for-leak-kinds=definite;--show-leak-kinds=definite;--freelist-vol=1000000;--suppressions=$root/tests/valgrind.supp" ;;
+	libc) step libc libc_check ;;
 	# Its own build (prefix /usr, no tests); it removes what it installs.
 	deb) step deb scripts/check-deb.sh "$root/build-ci-deb" ;;
 	# libFuzzer: every target, its corpus then new inputs, for a bounded
