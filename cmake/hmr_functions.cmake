@@ -41,17 +41,22 @@ endfunction()
 
 # hmr_add_test_file(<source.c> [LIBS lib...] [ENV VAR=value...]
 #                   [LABELS label...] [TIMEOUT seconds] [SOURCES src...]
-#                   [INTERNAL layer-target])
-# Builds one executable, named after <source.c>, and registers one CTest
-# entry per HMR_TEST(name) found in the file, named after the case.  Exit
+#                   [INTERNAL layer-target] [NAME exe] [PREFIX prefix])
+# Builds one executable, named after <source.c> (or NAME), and registers
+# one CTest entry per HMR_TEST(name) found in the file, named after the
+# case (PREFIX before it: the same cases built again to run in another
+# environment, ENV, keep names of their own).  Exit
 # code 77 means skipped (the case prints why).  ENV applies to every case
 # of the file; a case that needs another environment sets it itself.
 # INTERNAL links the library statically and gives the test the include
 # view of that layer (tests of internal functions).
 function(hmr_add_test_file src)
-  cmake_parse_arguments(T "" "TIMEOUT;INTERNAL" "LIBS;ENV;LABELS;SOURCES"
-    ${ARGN})
+  cmake_parse_arguments(T "" "TIMEOUT;INTERNAL;NAME;PREFIX"
+    "LIBS;ENV;LABELS;SOURCES" ${ARGN})
   get_filename_component(exe ${src} NAME_WE)
+  if(T_NAME)
+    set(exe ${T_NAME})
+  endif()
   add_executable(${exe} ${src} ${T_SOURCES})
   if(T_INTERNAL)
     target_link_libraries(${exe} PRIVATE hmr_static_for_tests
@@ -78,9 +83,9 @@ function(hmr_add_test_file src)
   endif()
   foreach(line ${lines})
     string(REGEX REPLACE "^HMR_TEST\\(([A-Za-z0-9_]+)\\).*" "\\1" name "${line}")
-    add_test(NAME ${name} COMMAND ${HMR_TEST_WRAPPER} $<TARGET_FILE:${exe}>
-      ${name})
-    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77
+    add_test(NAME ${T_PREFIX}${name} COMMAND ${HMR_TEST_WRAPPER}
+      $<TARGET_FILE:${exe}> ${name})
+    set_tests_properties(${T_PREFIX}${name} PROPERTIES SKIP_RETURN_CODE 77
       TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${T_ENV}" LABELS "${T_LABELS}")
   endforeach()
 endfunction()

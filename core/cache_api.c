@@ -52,6 +52,50 @@ int hmr_mr_cache_flush(struct fid_domain *domain)
 	return ret;
 }
 
+/* "munmap patch; ...; free relocation": one line for the cache stats. */
+static void monitor_how(char *buf, size_t len)
+{
+	struct hmr__monitor_func f[HMR_MONITOR_MAX_FUNCS];
+	size_t n = hmr__monitor_describe(f, HMR_MONITOR_MAX_FUNCS), i, used;
+
+	buf[0] = '\0';
+	for (i = 0, used = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s %s",
+		                         i ? "; " : "", f[i].name,
+		                         f[i].mechanism);
+}
+
+int hmr_monitor_info(struct hmr_monitor_info *info)
+{
+	struct hmr_monitor_info out = HMR_MONITOR_INFO_INIT;
+	struct hmr__monitor_func f[HMR_MONITOR_MAX_FUNCS];
+	char why[256] = "";
+	size_t n, i;
+
+	if (!info || info->size < offsetof(struct hmr_monitor_info, nfuncs))
+		return -FI_EINVAL;
+	out.caching = !hmr__monitor_start(why, sizeof(why));
+	snprintf(out.kind, sizeof(out.kind), "%s",
+	         hmr__monitor_kind_name(hmr__monitor_kind()));
+	snprintf(out.why, sizeof(out.why), "%s", hmr__monitor_why());
+	out.before_unmap = hmr__monitor_reports_before();
+	n = hmr__monitor_describe(f, HMR_MONITOR_MAX_FUNCS);
+	for (i = 0; i < n; i++) {
+		struct hmr_monitor_func_info *o = &out.funcs[i];
+
+		snprintf(o->name, sizeof(o->name), "%s", f[i].name);
+		snprintf(o->mechanism, sizeof(o->mechanism), "%s",
+		         f[i].mechanism);
+		snprintf(o->how, sizeof(o->how), "%s", f[i].how);
+	}
+	out.nfuncs = (unsigned)n;
+	/* The caller's size, read before the copy overwrites it. */
+	n = info->size < sizeof(out) ? info->size : sizeof(out);
+	out.size = n;
+	memcpy(info, &out, n);
+	return 0;
+}
+
 int hmr_mr_cache_stats(struct fid_domain *domain,
                        struct hmr_mr_cache_stats *stats)
 {
@@ -78,8 +122,9 @@ int hmr_mr_cache_stats(struct fid_domain *domain,
 	out.active = hmr__cache_active(c, out.why, sizeof(out.why));
 	snprintf(out.monitor, sizeof(out.monitor), "%s",
 	         hmr__monitor_kind_name(hmr__monitor_kind()));
-	memcpy(stats, &out,
-	       stats->size < sizeof(out) ? stats->size : sizeof(out));
-	stats->size = stats->size < sizeof(out) ? stats->size : sizeof(out);
+	monitor_how(out.monitor_how, sizeof(out.monitor_how));
+	/* The caller's size, read before the copy overwrites it. */
+	out.size = stats->size < sizeof(out) ? stats->size : sizeof(out);
+	memcpy(stats, &out, out.size);
 	return 0;
 }

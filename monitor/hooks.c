@@ -25,6 +25,8 @@
 #include "monitor/monitor.h"
 #include "monitor/monitor_impl.h"
 #include "monitor/patch.h"
+#include "monitor/reloc.h"
+#include "base/config.h"
 
 /*
  * The functions are patched in libc's text (patch.c), not interposed by
@@ -66,9 +68,41 @@
 #endif
 #endif
 
-enum { H_MUNMAP, H_MREMAP, H_MADVISE, H_BRK, H_SHMDT, H_MMAP, H_COUNT };
+/*
+ * Each function is patched at its entry where that can be done safely
+ * (patch.c), else hooked by relocation (reloc.c); sbrk, free and realloc
+ * only ever by relocation, and only when relocation hooks stand in for a
+ * function malloc calls from inside libc (reloc.h says why).  mech[] says
+ * which, set before the hook can be reached; the hooks call `next` of
+ * the mechanism in force.
+ */
+enum {
+	H_MUNMAP,
+	H_MREMAP,
+	H_MADVISE,
+	H_BRK,
+	H_SHMDT,
+	H_MMAP,
+	H_COUNT, /* The functions patched. */
+	H_SBRK = H_COUNT,
+	H_FREE,
+	H_REALLOC,
+	H_ALL
+};
+enum { M_NONE, M_PATCH, M_RELOC };
+
+HMR_CONFIG_VAR(HMR_MEMHOOKS_MODE, "auto",
+               "How memhooks reaches libc's unmapping calls: auto (patch "
+               "each function's entry, relocation hooks where that cannot "
+               "be done safely), patch (entries only) or reloc (GOT "
+               "entries only)");
 
 static struct hmr__patch patches[H_COUNT];
+static struct hmr__reloc relocs[H_ALL];
+static _Atomic int mech[H_ALL];
+static char reloc_how[H_ALL][256];
+/* malloc_usable_size of the allocator free() belongs to. */
+static size_t (*usable)(void *);
 /* Written before the first patch; atomic because the hooks that read it
  * are reached through code the sanitizers cannot see ordered. */
 static atomic_uintptr_t page_mask;
@@ -103,8 +137,18 @@ static void event(uintptr_t start, size_t len)
 		hmr__monitor_notify(start, (size_t)(end - start));
 }
 
-#define NEXT(h, type)                                                          \
-	((type)atomic_load_explicit(&patches[h].next, memory_order_acquire))
+typedef void (*fn)(void);
+
+static fn next_of(int h)
+{
+	if (h >= H_COUNT ||
+	    atomic_load_explicit(&mech[h], memory_order_relaxed) == M_RELOC)
+		return atomic_load_explicit(&relocs[h].next,
+		                            memory_order_acquire);
+	return atomic_load_explicit(&patches[h].next, memory_order_acquire);
+}
+
+#define NEXT(h, type) ((type)next_of(h))
 
 HOOK static int hook_munmap(void *addr, size_t len)
 {
@@ -252,7 +296,32 @@ HOOK static void *hook_mmap(void *addr, size_t len, int prot, int flags, int fd,
 	        addr, len, prot, flags, fd, off);
 }
 
-typedef void (*fn)(void);
+/* Relocation hooks only: sbrk (libc's sbrk calls its brk inside libc,
+ * which no GOT entry sees) and free and realloc (glibc's malloc unmaps,
+ * remaps, advises and trims inside libc): the memory handed back is
+ * reported before it goes, the chunk's pages whole. */
+HOOK static void *hook_sbrk(intptr_t incr)
+{
+	uintptr_t cur = (uintptr_t)syscall(SYS_brk, 0);
+
+	if (incr < 0 && cur >= (uintptr_t)-incr)
+		event(cur - (uintptr_t)-incr, (size_t)-incr);
+	return NEXT(H_SBRK, void *(*)(intptr_t))(incr);
+}
+
+HOOK static void hook_free(void *p)
+{
+	if (p)
+		event((uintptr_t)p, usable(p));
+	NEXT(H_FREE, void (*)(void *))(p);
+}
+
+HOOK static void *hook_realloc(void *p, size_t n)
+{
+	if (p)
+		event((uintptr_t)p, usable(p));
+	return NEXT(H_REALLOC, void *(*)(void *, size_t))(p, n);
+}
 
 /* Once hooks point into this library it must never be unmapped: a
  * thread inside munmap would jump into a hole (libfabric issue 10943).
@@ -281,27 +350,34 @@ static bool under_valgrind(void)
 	return pre && strstr(pre, "vgpreload");
 }
 
+static const char *const names[H_ALL] = {
+        [H_MUNMAP] = "munmap", [H_MREMAP] = "mremap", [H_MADVISE] = "madvise",
+        [H_BRK] = "brk",       [H_SHMDT] = "shmdt",   [H_MMAP] = "mmap",
+        [H_SBRK] = "sbrk",     [H_FREE] = "free",     [H_REALLOC] = "realloc",
+};
+static const fn hooks[H_ALL] = {
+        [H_MUNMAP] = (fn)hook_munmap,   [H_MREMAP] = (fn)hook_mremap,
+        [H_MADVISE] = (fn)hook_madvise, [H_BRK] = (fn)hook_brk,
+        [H_SHMDT] = (fn)hook_shmdt,     [H_MMAP] = (fn)hook_mmap,
+        [H_SBRK] = (fn)hook_sbrk,       [H_FREE] = (fn)hook_free,
+        [H_REALLOC] = (fn)hook_realloc,
+};
+
 static int resolve(void *libc, char *why, size_t why_len)
 {
-	static const char *const names[H_COUNT] = {
-	        [H_MUNMAP] = "munmap",   [H_MREMAP] = "mremap",
-	        [H_MADVISE] = "madvise", [H_BRK] = "brk",
-	        [H_SHMDT] = "shmdt",     [H_MMAP] = "mmap",
-	};
-	static const fn hooks[H_COUNT] = {
-	        [H_MUNMAP] = (fn)hook_munmap,   [H_MREMAP] = (fn)hook_mremap,
-	        [H_MADVISE] = (fn)hook_madvise, [H_BRK] = (fn)hook_brk,
-	        [H_SHMDT] = (fn)hook_shmdt,     [H_MMAP] = (fn)hook_mmap,
-	};
 	int i;
 
-	for (i = 0; i < H_COUNT; i++) {
-		patches[i].name = names[i];
-		patches[i].hook = hooks[i];
-		/* libc's own definition: a sanitizer's interceptor of the
-		 * same name would be found first by plain linking. */
-		patches[i].entry = dlsym(libc, names[i]);
-		if (!patches[i].entry) {
+	for (i = 0; i < H_ALL; i++) {
+		if (i < H_COUNT) {
+			patches[i].name = names[i];
+			patches[i].hook = hooks[i];
+			/* libc's own definition: a sanitizer's interceptor
+			 * of the same name would be found first by plain
+			 * linking. */
+			patches[i].entry = dlsym(libc, names[i]);
+		}
+		relocs[i].name = names[i];
+		if (i < H_COUNT && !patches[i].entry) {
 			snprintf(why, why_len, "memhooks: libc has no %s",
 			         names[i]);
 			return -FI_ENOSYS;
@@ -310,8 +386,76 @@ static int resolve(void *libc, char *why, size_t why_len)
 	return 0;
 }
 
+/* Relocation hooks stand in for function i: and where it is one that
+ * glibc's malloc calls from inside libc, for sbrk, free and realloc too
+ * (only when glibc's malloc is the allocator: another one calls the
+ * kernel through its own GOT, which these hooks see). */
+static void use_reloc(void *libc, int i, const char *reason)
+{
+	void *glibc_free = dlsym(libc, "free");
+
+	atomic_store(&mech[i], M_RELOC);
+	relocs[i].hook = hooks[i];
+	snprintf(reloc_how[i], sizeof(reloc_how[i]), "%s", reason);
+	if (i == H_BRK) {
+		atomic_store(&mech[H_SBRK], M_RELOC);
+		relocs[H_SBRK].hook = hooks[H_SBRK];
+		snprintf(reloc_how[H_SBRK], sizeof(reloc_how[H_SBRK]),
+		         "libc's sbrk calls its brk inside libc");
+	}
+	if (i == H_SHMDT || i == H_MMAP || relocs[H_FREE].hook || !glibc_free ||
+	    dlsym(RTLD_DEFAULT, "free") != glibc_free)
+		return;
+	usable = (size_t(*)(void *))dlsym(libc, "malloc_usable_size");
+	if (!usable)
+		return;
+	for (i = H_FREE; i <= H_REALLOC; i++) {
+		atomic_store(&mech[i], M_RELOC);
+		relocs[i].hook = hooks[i];
+		snprintf(reloc_how[i], sizeof(reloc_how[i]),
+		         "glibc's malloc unmaps and trims inside libc");
+	}
+}
+
+/* Each function patched where it can be (mode auto or patch), the rest
+ * by relocation (auto or reloc).  Under patch_lock. */
+static int install(void *libc, const char *mode, char *why, size_t why_len)
+{
+	char one[256];
+	bool any = false;
+	int i, rc;
+
+	for (i = 0; i < H_COUNT; i++) {
+		if (strcmp(mode, "reloc")) {
+			atomic_store(&mech[i], M_PATCH);
+			rc = hmr__patch_apply(&patches[i], 1, one, sizeof(one));
+			if (!rc)
+				continue;
+			atomic_store(&mech[i], M_NONE);
+			if (!strcmp(mode, "patch")) {
+				snprintf(why, why_len, "%s", one);
+				return rc;
+			}
+			hmr_info("%s; relocation hooks instead", one);
+		} else {
+			snprintf(one, sizeof(one), "HMR_MEMHOOKS_MODE=reloc");
+		}
+		use_reloc(libc, i, one);
+		any = true;
+	}
+	if (!any)
+		return 0;
+	rc = hmr__reloc_apply(relocs, H_ALL, why, why_len);
+	for (i = 0; i < H_ALL; i++)
+		if (atomic_load(&mech[i]) == M_RELOC)
+			hmr_info("memhooks: %s by relocation hooks (%s)",
+			         names[i], reloc_how[i]);
+	return rc;
+}
+
 int hmr__monitor_hooks_start(char *why, size_t why_len)
 {
+	const char *mode = hmr__config_get("HMR_MEMHOOKS_MODE", NULL);
 	void *libc;
 	int rc = 0;
 
@@ -321,6 +465,14 @@ int hmr__monitor_hooks_start(char *why, size_t why_len)
 		         "own translation of libc's code, so patched entries "
 		         "would never reach the hooks");
 		return -FI_ENOSYS;
+	}
+	if (!mode || (strcmp(mode, "auto") && strcmp(mode, "patch") &&
+	              strcmp(mode, "reloc"))) {
+		snprintf(why, why_len,
+		         "memhooks: HMR_MEMHOOKS_MODE=%s is not one of auto, "
+		         "patch, reloc",
+		         mode ? mode : "");
+		return -FI_EINVAL;
 	}
 	pthread_mutex_lock(&patch_lock);
 	if (atomic_load(&installed))
@@ -333,18 +485,38 @@ int hmr__monitor_hooks_start(char *why, size_t why_len)
 		goto out;
 	}
 	rc = resolve(libc, why, why_len);
+	if (!rc) {
+		hmr__monitor_pin_library();
+		rc = install(libc, mode, why, why_len);
+	}
 	dlclose(libc);
-	if (rc)
-		goto out;
-	hmr__monitor_pin_library();
-	rc = hmr__patch_apply(patches, H_COUNT, why, why_len);
 	if (!rc)
 		atomic_store(&installed, true);
-	if (!rc)
+	if (!rc && atomic_load(&mech[H_MUNMAP]) == M_PATCH)
 		publish_quick();
 out:
 	pthread_mutex_unlock(&patch_lock);
 	return rc;
+}
+
+size_t hmr__monitor_hooks_describe(struct hmr__monitor_func *out, size_t max)
+{
+	size_t n = 0;
+	int i;
+
+	if (!atomic_load(&installed))
+		return 0;
+	for (i = 0; i < H_ALL && n < max; i++) {
+		int m = atomic_load(&mech[i]);
+
+		if (m == M_NONE)
+			continue;
+		out[n].name = names[i];
+		out[n].mechanism = m == M_PATCH ? "patch" : "relocation";
+		out[n].how = m == M_PATCH ? patches[i].how : reloc_how[i];
+		n++;
+	}
+	return n;
 }
 
 /*
@@ -367,7 +539,8 @@ static bool repair(void)
 
 	pthread_mutex_lock(&patch_lock);
 	for (i = 0; i < H_COUNT; i++) {
-		if (hmr__patch_intact(&patches[i]))
+		if (atomic_load(&mech[i]) != M_PATCH ||
+		    hmr__patch_intact(&patches[i]))
 			continue;
 		hmr_warn("memhooks: another library overwrote hmr's patch of "
 		         "%s; events may have been missed: hmr's hook is put "
@@ -394,7 +567,9 @@ bool hmr__monitor_hooks_intact(void)
 	if (!atomic_load_explicit(&installed, memory_order_acquire))
 		return false;
 	for (i = 0; i < H_COUNT; i++)
-		if (!hmr__patch_intact(&patches[i]))
+		if (atomic_load_explicit(&mech[i], memory_order_relaxed) ==
+		            M_PATCH &&
+		    !hmr__patch_intact(&patches[i]))
 			break;
 	if (i == H_COUNT)
 		return !atomic_load_explicit(&overwritten,

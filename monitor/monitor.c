@@ -44,6 +44,7 @@ static atomic_int delivering;                /* Events in flight. */
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int kind = -1; /* enum hmr_monitor_kind once started. */
 static pid_t started_pid;     /* (start_lock) */
+static char start_why[512];   /* (start_lock; read once kind is set) */
 static atomic_bool forked;
 /* Depth of event delivery on this thread: nested events only mark. */
 static __thread int depth __attribute__((tls_model("initial-exec")));
@@ -103,12 +104,15 @@ static void append(char *why, size_t why_len, const char *fmt, const char *s)
 }
 
 /* Try the kinds from `want` down the fallback order: userfaultfd and
- * kdreg2 fall back to memhooks, memhooks to disabled; why says what was
- * refused and what runs instead. */
+ * kdreg2 fall back to memhooks, memhooks to userfaultfd (it reports after
+ * the kernel acted, but a cache with it still never hands out a stale
+ * registration: doc/cache.md), then disabled; why says what was refused
+ * and what runs instead. */
 static enum hmr_monitor_kind start_kind(enum hmr_monitor_kind want, char *why,
                                         size_t why_len)
 {
-	char hooks_why[256];
+	char other_why[256];
+	enum hmr_monitor_kind other = HMR_MONITOR_MEMHOOKS;
 	int rc;
 
 	switch (want) {
@@ -119,22 +123,23 @@ static enum hmr_monitor_kind start_kind(enum hmr_monitor_kind want, char *why,
 		rc = hmr__monitor_uffd_start(why, why_len);
 		break;
 	case HMR_MONITOR_MEMHOOKS:
-		if (!hmr__monitor_hooks_start(why, why_len))
-			return want;
-		append(why, why_len, "%s", "; no monitor, caching disabled");
-		hmr_warn("%s", why);
-		return HMR_MONITOR_DISABLED;
+		rc = hmr__monitor_hooks_start(why, why_len);
+		other = HMR_MONITOR_USERFAULTFD;
+		break;
 	default:
 		return want;
 	}
 	if (!rc)
 		return want;
-	if (!hmr__monitor_hooks_start(hooks_why, sizeof(hooks_why))) {
-		append(why, why_len, "%s", "; memhooks used instead");
+	rc = other == HMR_MONITOR_MEMHOOKS
+	             ? hmr__monitor_hooks_start(other_why, sizeof(other_why))
+	             : hmr__monitor_uffd_start(other_why, sizeof(other_why));
+	if (!rc) {
+		append(why, why_len, "; %s used instead", kind_names[other]);
 		hmr_warn("%s", why);
-		return HMR_MONITOR_MEMHOOKS;
+		return other;
 	}
-	append(why, why_len, "; %s; no monitor, caching disabled", hooks_why);
+	append(why, why_len, "; %s; no monitor, caching disabled", other_why);
 	hmr_warn("%s", why);
 	return HMR_MONITOR_DISABLED;
 }
@@ -158,6 +163,7 @@ int hmr__monitor_start(char *why, size_t why_len)
 		}
 		snprintf(why, why_len, "FI_MR_CACHE_MONITOR=%s", v ? v : "");
 		got = start_kind(want, why, why_len);
+		snprintf(start_why, sizeof(start_why), "%s", why);
 		started_pid = getpid();
 		pthread_atfork(NULL, NULL, child_after_fork);
 		atomic_store(&kind, (int)got);
@@ -255,4 +261,23 @@ bool hmr__monitor_intact(void)
 	if (hmr__monitor_kind() != HMR_MONITOR_MEMHOOKS)
 		return true;
 	return hmr__monitor_hooks_intact();
+}
+
+const char *hmr__monitor_why(void)
+{
+	return atomic_load(&kind) < 0 ? "not started" : start_why;
+}
+
+size_t hmr__monitor_describe(struct hmr__monitor_func *out, size_t max)
+{
+	if (hmr__monitor_kind() != HMR_MONITOR_MEMHOOKS)
+		return 0;
+	return hmr__monitor_hooks_describe(out, max);
+}
+
+bool hmr__monitor_reports_before(void)
+{
+	enum hmr_monitor_kind k = hmr__monitor_kind();
+
+	return k == HMR_MONITOR_MEMHOOKS || k == HMR_MONITOR_IMPORT;
 }

@@ -21,6 +21,9 @@
  *   mmap with MAP_FIXED, which replaces pages) are patched so the event is
  *   delivered on the calling thread BEFORE the kernel sees the call:
  *   rdma-core wants a region deregistered before its memory is gone.
+ *   A function whose entry cannot be patched safely is hooked through
+ *   every object's GOT instead (reloc.h: with free and realloc, since
+ *   libc's own calls bypass the GOT); HMR_MEMHOOKS_MODE picks.
  *   Another library's patch found in place (UCX's, libfabric's) is chained
  *   to, not overwritten.  A patch of ours overwritten later (libfabric's
  *   memhooks, a UCX loaded after us) is found by hmr__monitor_intact(),
@@ -84,11 +87,26 @@ struct hmr_monitor_sub {
  * disabled; default memhooks, see doc/cache.md for why).  0 when running;
  * otherwise a negative code, and `why` says why ("userfaultfd: EPERM,
  * vm.unprivileged_userfaultfd is 0; memhooks used instead").  A refused
- * kind falls back to memhooks, then disabled; the kind in force is what
+ * kind falls back: userfaultfd and kdreg2 to memhooks, memhooks to
+ * userfaultfd, then disabled; the kind in force is what
  * hmr__monitor_kind() answers.  Thread-safe; idempotent. */
 int hmr__monitor_start(char *why, size_t why_len);
 enum hmr_monitor_kind hmr__monitor_kind(void);
 const char *hmr__monitor_kind_name(enum hmr_monitor_kind kind);
+
+/* What the monitor in force does, for hmr_info and hmr_mr_cache_stats:
+ * why it is the one (what was refused on the way: the text start gave),
+ * and, for memhooks, how each function is reached: "patch" (its entry,
+ * how: which jump where) or "relocation" (GOT entries; how: why).
+ * Strings live as long as the process. */
+struct hmr__monitor_func {
+	const char *name, *mechanism, *how;
+};
+const char *hmr__monitor_why(void);
+size_t hmr__monitor_describe(struct hmr__monitor_func *out, size_t max);
+/* The kind in force tells of an unmap before the kernel acts (memhooks,
+ * import): what the memtype cache needs to remember host answers. */
+bool hmr__monitor_reports_before(void);
 
 /* Subscribers are added and removed at cache open/close (not per event);
  * remove waits until no thread is inside the subscriber's callbacks. */

@@ -10,6 +10,8 @@
 /* Each returns 0 when the kind runs, else a negative code and why. */
 int hmr__monitor_hooks_start(char *why, size_t why_len);
 bool hmr__monitor_hooks_intact(void);
+struct hmr__monitor_func;
+size_t hmr__monitor_hooks_describe(struct hmr__monitor_func *out, size_t max);
 int hmr__monitor_uffd_start(char *why, size_t why_len);
 int hmr__monitor_uffd_watch(uintptr_t start, size_t len);
 void hmr__monitor_uffd_unwatch(uintptr_t start, size_t len);

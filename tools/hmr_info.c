@@ -206,6 +206,39 @@ static json_t *paths(json_t *root)
 	return list;
 }
 
+/* The memory monitor: kind, why, and how each function is reached. */
+static json_t *monitor(void)
+{
+	struct hmr_monitor_info m = HMR_MONITOR_INFO_INIT;
+	json_t *o, *funcs = json_array();
+	unsigned i;
+
+	if (hmr_monitor_info(&m))
+		return json_pack("{s:s}", "kind", "unknown");
+	for (i = 0; i < m.nfuncs; i++)
+		json_array_append_new(funcs,
+		                      json_pack("{s:s,s:s,s:s}", "name",
+		                                m.funcs[i].name, "mechanism",
+		                                m.funcs[i].mechanism, "how",
+		                                m.funcs[i].how));
+	o = json_pack("{s:s,s:s,s:b,s:b}", "kind", m.kind, "why", m.why,
+	              "caching", m.caching, "before_unmap", m.before_unmap);
+	json_object_set_new(o, "functions", funcs);
+	return o;
+}
+
+/* A verbs domain's cache must cache: it is why hmr is used on a NIC. */
+static int cache_caches(struct fid_domain *d, json_t *o)
+{
+	struct hmr_mr_cache_stats st = HMR_MR_CACHE_STATS_INIT;
+
+	if (hmr_mr_cache_stats(d, &st))
+		return 0; /* No cache: nothing to say. */
+	json_object_set_new(o, "cache",
+	                    json_string(st.active ? "caching" : st.why));
+	return st.active ? 0 : -FI_ENOSYS;
+}
+
 /* Register `buf` in a new domain of `kind` (on NIC `nic`, a verbs
  * domain's index) with FI_HMEM; one result. */
 static json_t *try_register(enum hmr_domain_kind kind, const char *nic_name,
@@ -236,6 +269,8 @@ static json_t *try_register(enum hmr_domain_kind kind, const char *nic_name,
 		                0, 1, 0, &mr, NULL);
 		if (!ret)
 			fi_close(&mr->fid);
+		if (!ret)
+			ret = cache_caches(d, o);
 		fi_close(&d->fid);
 	}
 	json_object_set_new(
@@ -365,6 +400,17 @@ static void print_text(json_t *root)
 			       json_string_value(json_object_get(o, "kind")),
 			       json_string_value(json_object_get(o, "reason")));
 	}
+	o = json_object_get(root, "monitor");
+	printf("memory monitor: %s, %s (%s)\n", STR(o, "kind"),
+	       json_is_true(json_object_get(o, "caching"))
+	               ? (json_is_true(json_object_get(o, "before_unmap"))
+	                          ? "caching, told before each unmap"
+	                          : "caching, told after each unmap")
+	               : "NOT caching",
+	       STR(o, "why"));
+	json_array_foreach(json_object_get(o, "functions"), i, d)
+	        printf("  %-8s %-10s %s\n", STR(d, "name"), STR(d, "mechanism"),
+	               STR(d, "how"));
 	printf("settings (value, where it came from):\n");
 	json_array_foreach(json_object_get(root, "settings"), i, o)
 	{
@@ -384,7 +430,10 @@ static void print_text(json_t *root)
 			printf(" on %s (%s)", STR(o, "nic"),
 			       json_object_get(o, "path") ? STR(o, "path")
 			                                  : "?");
-		printf(": %s\n", STR(o, "result"));
+		printf(": %s", STR(o, "result"));
+		if (json_object_get(o, "cache"))
+			printf(", cache %s", STR(o, "cache"));
+		printf("\n");
 	}
 	printf("self-check %s\n",
 	       json_is_true(json_object_get(root, "self_check_passed"))
@@ -410,6 +459,7 @@ int main(int argc, char **argv)
 	root = json_pack("{s:s,s:o,s:o,s:o}", "version", hmr_version_string(),
 	                 "backends", backends(), "domains", domains(),
 	                 "settings", settings());
+	json_object_set_new(root, "monitor", monitor());
 	json_object_set_new(root, "rdma_devices", rdma_devices(root));
 	json_object_set_new(root, "paths", paths(root));
 	json_object_set_new(

@@ -519,6 +519,9 @@ struct hmr_mr_cache_stats {
 	int active;        /* 1: caching; 0: bypassing (why says why). */
 	char why[128];
 	char monitor[32]; /* The monitor in force. */
+	/* How the monitor reaches each function ("munmap patch; free
+	 * relocation; ..."; details: hmr_monitor_info). */
+	char monitor_how[256];
 };
 #define HMR_MR_CACHE_STATS_INIT                                                \
 	{                                                                      \
@@ -527,6 +530,40 @@ struct hmr_mr_cache_stats {
 /* -FI_ENOSYS on a domain with no cache (software domains). */
 HMR_EXPORT int hmr_mr_cache_stats(struct fid_domain *domain,
                                   struct hmr_mr_cache_stats *stats);
+
+/*
+ * The memory monitor that keeps the registration caches and the memtype
+ * cache correct (doc/cache.md): which kind runs and why that one (what
+ * was refused on the way), whether it tells of an unmap before the
+ * kernel acts, and, for memhooks, how each libc function is reached:
+ * "patch" (a jump written at its entry; `how` says which and where) or
+ * "relocation" (every object's GOT entry; `how` says why).  Starts the
+ * monitor if nothing has yet, as the first verbs domain would, so a
+ * program can learn at start-up whether its caches will cache (hmr_info
+ * prints this, and its self-check fails when a verbs domain's cannot).
+ */
+#define HMR_MONITOR_MAX_FUNCS 12
+struct hmr_monitor_func_info {
+	char name[16];      /* "munmap" */
+	char mechanism[16]; /* "patch" or "relocation" */
+	char how[112];
+};
+struct hmr_monitor_info {
+	size_t size;   /* sizeof(struct hmr_monitor_info) */
+	char kind[32]; /* memhooks, userfaultfd, kdreg2, import, disabled */
+	char why[256];
+	int caching;      /* 1: a registration cache can cache. */
+	int before_unmap; /* 1: events come before the kernel unmaps, so
+	                   * host answers of the memtype cache are kept. */
+	unsigned nfuncs;
+	struct hmr_monitor_func_info funcs[HMR_MONITOR_MAX_FUNCS];
+};
+#define HMR_MONITOR_INFO_INIT                                                  \
+	{                                                                      \
+		.size = sizeof(struct hmr_monitor_info)                        \
+	}
+/* 0, or -FI_EINVAL for a NULL or too small struct. */
+HMR_EXPORT int hmr_monitor_info(struct hmr_monitor_info *info);
 
 #ifdef __cplusplus
 }

@@ -177,11 +177,13 @@ static void case_unmap(struct fid_mr *dst_mr)
 	vm_case("verbs_cache_unmap_drops_registration",
 	        st.invalidations > st0.invalidations &&
 	                st.entries < st0.entries &&
+	                strstr(st.monitor_how, "munmap ") &&
 	                write_from(mr, q, LEN, dst_mr),
-	        "invalidations %llu -> %llu, entries %zu -> %zu, monitor %s",
+	        "invalidations %llu -> %llu, entries %zu -> %zu, monitor %s "
+	        "(%s)",
 	        (unsigned long long)st0.invalidations,
 	        (unsigned long long)st.invalidations, st0.entries, st.entries,
-	        st.monitor);
+	        st.monitor, st.monitor_how);
 	fi_close(&mr->fid);
 	munmap(q, LEN);
 }
