@@ -356,8 +356,9 @@ static void decide(void)
 	hmr__monitor_start(why, sizeof(why));
 	kind = hmr__monitor_kind();
 	/* userfaultfd and kdreg2 report after the kernel acted: device memory
-	 * may be mapped over the range before the event is read. */
-	if (kind == HMR_MONITOR_MEMHOOKS || kind == HMR_MONITOR_IMPORT) {
+	 * may be mapped over the range before the event is read.  memhooks
+	 * reports first whether it patched or relocated (monitor.h). */
+	if (hmr__monitor_reports_before()) {
 		hmr__monitor_subscribe(&sub);
 		state = HOST_CACHED;
 	} else {

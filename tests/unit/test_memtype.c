@@ -2,6 +2,7 @@
 /* test_memtype.c: the memtype cache on its own: ranges, edges, staleness. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <dlfcn.h>
 #include <sys/mman.h>
 
 #include "harness.h"
@@ -260,6 +261,46 @@ HMR_TEST(memtype_event_during_classification_voids_host_answer)
 	hmr__memtype_insert_host((uintptr_t)p, (uintptr_t)p + 4 * KIB, ticket);
 	ASSERT_EQ(lookup((uintptr_t)p, 4 * KIB, &i), 1);
 	munmap(p, 4 * KIB);
+}
+
+/* The simulated driver's count of cuPointerGetAttributes calls. */
+static unsigned long vendor_calls(void)
+{
+	unsigned long (*calls)(const char *);
+	void *h = dlopen(getenv("HMR_CUDA_LIBRARY"), RTLD_LAZY | RTLD_NOLOAD);
+
+	ASSERT_TRUE(h != NULL);
+	*(void **)&calls = dlsym(h, "hmr_sim_cuda_calls");
+	ASSERT_TRUE(calls != NULL);
+	dlclose(h);
+	return calls("cuPointerGetAttributes") + calls("cuPointerGetAttribute");
+}
+
+/* The default monitor, on whatever C library runs this (the libc step
+ * runs it on Ubuntu's, with CET): a known host range is answered without
+ * asking the driver, until memory of it is unmapped. */
+HMR_TEST(memtype_host_answer_under_memhooks_makes_no_vendor_call)
+{
+	char *p = map_rw(64 * KIB);
+	struct hmr_hmem_info i;
+	unsigned long before;
+	int k;
+
+	with_devices("memhooks");
+	ASSERT_EQ(classify_host(p, 64 * KIB), 1);
+	ASSERT_EQ(hmr__monitor_kind(), HMR_MONITOR_MEMHOOKS);
+	before = vendor_calls();
+	for (k = 0; k < 100; k++) {
+		ASSERT_OK(hmr_hmem_query(p + k * 64, 64, &i));
+		ASSERT_EQ(i.iface, FI_HMEM_SYSTEM);
+	}
+	ASSERT_EQ(vendor_calls(), before);
+	/* An unmap of part of it: the next answer asks again. */
+	ASSERT_EQ(munmap(p + 32 * KIB, 32 * KIB), 0);
+	ASSERT_EQ(lookup((uintptr_t)p, 4 * KIB, &i), 0);
+	ASSERT_OK(hmr_hmem_query(p, 4 * KIB, &i));
+	ASSERT_GT(vendor_calls(), before);
+	munmap(p, 32 * KIB);
 }
 
 /* No monitor: nothing would say when a host range ends, so with a device
