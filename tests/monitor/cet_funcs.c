@@ -5,8 +5,8 @@
 /*
  * Each opens with endbr64, as every function of a CET C library does.
  * They use no global and call nothing, so their bytes run anywhere:
- * test_monitor_patch.c copies them to every entry alignment.  The frame
- * pointer is kept (CMakeLists.txt), so cet_frame opens with a push.
+ * test_monitor_patch.c copies them to every entry alignment.  cet_frame
+ * is in cet_frame.c, built with frame pointers kept.
  */
 long cet_mix(long a, long b)
 {
@@ -18,14 +18,6 @@ long cet_const(long a, long b)
 	(void)a;
 	(void)b;
 	return 11;
-}
-
-/* The stack array makes even gcc keep the frame: push %rbp first. */
-long cet_frame(long a, long b)
-{
-	volatile long x[2] = {a, b};
-
-	return x[0] - x[1];
 }
 
 /* A hook with endbr64, for the cases with indirect-branch tracking. */

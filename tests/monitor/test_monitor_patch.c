@@ -432,11 +432,14 @@ HMR_TEST(patch_without_padding_patches_or_refuses_cleanly)
 }
 
 /* Enforced indirect-branch tracking: a hook without endbr64 is refused,
- * and so is replacing endbr64; with an endbr64 hook the rest works. */
+ * and so is replacing endbr64, exactly where that would be needed; with
+ * an endbr64 hook the rest is patched as without it. */
 HMR_TEST(patch_under_ibt_refuses_what_would_fault)
 {
+	fn2 fs[] = {cet_mix, cet_const, cet_frame};
+	unsigned a, i, refused = 0;
 	char why[256];
-	unsigned a;
+	bool over;
 
 	hmr__patch_test_ibt(1);
 	if (!hmr__x86_is_endbr64((const uint8_t *)(uintptr_t)own_hook)) {
@@ -445,18 +448,31 @@ HMR_TEST(patch_under_ibt_refuses_what_would_fault)
 		                       sizeof(why)) < 0);
 		ASSERT_TRUE(strstr(why, "indirect-branch tracking") != NULL);
 	}
-	for (a = 0; a < 16; a++) {
-		cet_hook_next = tramp_next;
-		if (patch_copy(cet_const, a, true, (void (*)(void))cet_hook,
-		               why, sizeof(why))) {
-			/* Only where the jump would have to replace endbr64:
-			 * the word boundary right after it. */
-			ASSERT_TRUE(strstr(why, "indirect-branch tracking"));
-			ASSERT_EQ(a % 8, 3);
-			continue;
+	for (i = 0; i < 3; i++) {
+		for (a = 0; a < 16; a++) {
+			hmr__patch_test_ibt(0);
+			ASSERT_EQ(patch_copy(fs[i], a, true,
+			                     (void (*)(void))own_hook, why,
+			                     sizeof(why)),
+			          0);
+			over = strstr(own.how, "over endbr64") != NULL;
+			hmr__patch_test_ibt(1);
+			cet_hook_next = tramp_next;
+			if (patch_copy(fs[i], a, true, (void (*)(void))cet_hook,
+			               why, sizeof(why))) {
+				ASSERT_TRUE(over);
+				ASSERT_TRUE(strstr(why,
+				                   "indirect-branch tracking"));
+				refused++;
+				continue;
+			}
+			ASSERT_TRUE(!over);
+			ASSERT_TRUE(hmr__x86_is_endbr64(
+			        (const uint8_t *)own.entry));
 		}
-		ASSERT_TRUE(hmr__x86_is_endbr64((const uint8_t *)own.entry));
 	}
+	/* The word boundary right after endbr64 (entry % 8 = 3) at least. */
+	ASSERT_TRUE(refused >= 2);
 	hmr__patch_test_ibt(-1);
 }
 
