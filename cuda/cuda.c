@@ -210,6 +210,9 @@ static int cuda_dmabuf_put(int fd)
 
 static int cuda_ipc_get(const void *ptr, void *handle, size_t *handle_size)
 {
+	hmr_CUcontext prev;
+	int ret;
+
 	if (!hmr__cuda.cuIpcGetMemHandle)
 		return -FI_ENOSYS;
 	if (*handle_size < sizeof(hmr_CUipcMemHandle)) {
@@ -217,8 +220,12 @@ static int cuda_ipc_get(const void *ptr, void *handle, size_t *handle_size)
 		return -FI_ETOOSMALL;
 	}
 	*handle_size = sizeof(hmr_CUipcMemHandle);
-	return HMR_CU(cuIpcGetMemHandle, handle,
-	              (hmr_CUdeviceptr)(uintptr_t)ptr);
+	/* Needs a current context (lab/gpu.md): the owner's primary one. */
+	prev = hmr__cuda_push(device_of(ptr));
+	ret = HMR_CU(cuIpcGetMemHandle, handle,
+	             (hmr_CUdeviceptr)(uintptr_t)ptr);
+	hmr__cuda_pop(prev);
+	return ret;
 }
 
 static int cuda_ipc_open(uint64_t device, const void *handle,
@@ -249,13 +256,21 @@ static int cuda_ipc_open(uint64_t device, const void *handle,
 	return ret;
 }
 
+/* cuIpcCloseMemHandle needs a current context (lab/gpu.md: 201 on a
+ * thread with none): the mapping's device's primary one, as ipc_open. */
 static int cuda_ipc_close(void *ptr)
 {
+	hmr_CUcontext prev;
+	int ret;
+
 	if (!hmr__cuda.cuIpcCloseMemHandle)
 		return -FI_ENOSYS;
+	prev = hmr__cuda_push(device_of(ptr));
 	/* The mapping's range is no longer this process's device memory. */
 	hmr__memtype_remove_at((uintptr_t)ptr);
-	return HMR_CU(cuIpcCloseMemHandle, (hmr_CUdeviceptr)(uintptr_t)ptr);
+	ret = HMR_CU(cuIpcCloseMemHandle, (hmr_CUdeviceptr)(uintptr_t)ptr);
+	hmr__cuda_pop(prev);
+	return ret;
 }
 
 static const char *const cuda_peermem[] = {"nvidia_peermem", "nv_peer_mem",

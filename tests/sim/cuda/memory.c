@@ -275,6 +275,10 @@ SIM_API CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize,
 	CUresult rc = CUDA_ERROR_NOT_FOUND;
 
 	SIM_ENTER("cuMemGetAddressRange");
+	rc = sim_ctx_require(NULL); /* lab/gpu.md: 201 without one */
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	rc = CUDA_ERROR_NOT_FOUND;
 	pthread_mutex_lock(&sim.lock);
 	a = sim_find(dptr);
 	if (a) {
@@ -357,6 +361,9 @@ SIM_API CUresult CUDAAPI cuMemGetHandleForAddressRange(
 	                     CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE) ||
 	    size == 0 || dptr % sim.page || size % sim.page)
 		return CUDA_ERROR_INVALID_VALUE;
+	rc = sim_ctx_require(NULL); /* lab/gpu.md: 201 without one */
+	if (rc != CUDA_SUCCESS)
+		return rc;
 	pthread_mutex_lock(&sim.lock);
 	rc = sim_dmabuf_source(dptr, size, flags, &fd);
 	if (rc == CUDA_SUCCESS) {
