@@ -53,7 +53,7 @@ SIM_API CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle,
 		h.fd = a->mem.fd;
 		h.device = a->device;
 		h.size = a->size;
-		h.span = a->span;
+		h.span = a->mem.size; /* page-rounded, shared pages too */
 		h.id = a->id;
 		rc = CUDA_SUCCESS;
 	}
