@@ -39,26 +39,45 @@ HMR_TEST(cuda_dmabuf_pcie_offered_is_used_at_once)
 	ASSERT_EQ(exports_for(HMR_DMABUF_PCIE), 1); /* PCIE_MAPPING=1 */
 }
 
-HMR_TEST(cuda_dmabuf_of_alloc_host_memory)
+/* Where attribute 146 says so (CUDA 13 on a device that supports it;
+ * the H200 of lab/gpu.md does not). */
+HMR_TEST(cuda_dmabuf_of_alloc_host_memory_where_the_device_allows_it)
 {
 	struct sim s;
+	unsigned long long at;
 	uint64_t offset;
+	size_t size;
 	char *h, *map;
 	int fd;
 
-	/* Attribute 146 set (the H200 of lab/gpu.md has it 0). */
 	case_env("HMR_SIM_CUDA_HOST_DMABUF", "1");
 	s = sim_open();
-
 	ASSERT_EQ(s.alloc_host((void **)&h, 1 << 20), 0);
-	memset(h + 4096 + 7, 0x2e, 16);
-	ASSERT_OK(hmr_hmem_dmabuf_get(h + 4096 + 7, 16, 0, &fd, &offset));
-	ASSERT_U64_EQ(offset, 4096 + 7);
-	map = mmap(NULL, 1 << 20, PROT_READ, MAP_SHARED, fd, 0);
+	memset(h + 7, 0x2e, 16);
+	ASSERT_OK(hmr_hmem_dmabuf_get(h + 7, 16, 0, &fd, &offset));
+	ASSERT_U64_EQ(offset, 7);
+	s.last_export(&at, &size);
+	ASSERT_U64_EQ(at, (uintptr_t)h);
+	ASSERT_EQ(size, 4096);
+	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_TRUE(map != MAP_FAILED);
 	ASSERT_EQ(map[offset], 0x2e);
-	munmap(map, 1 << 20);
+	munmap(map, 4096);
 	ASSERT_OK(hmr_hmem_dmabuf_put(h, fd));
+	s.free_host(h);
+}
+
+HMR_TEST(cuda_dmabuf_of_alloc_host_memory_refused_where_attribute_146_is_0)
+{
+	struct sim s = sim_open();
+	uint64_t offset;
+	int fd = -1;
+	char *h;
+
+	ASSERT_EQ(s.alloc_host((void **)&h, 1 << 20), 0);
+	ASSERT_EQ(hmr_hmem_dmabuf_get(h, 4096, 0, &fd, &offset),
+	          -FI_EOPNOTSUPP);
+	ASSERT_EQ(fd, -1);
 	s.free_host(h);
 }
 
