@@ -44,9 +44,10 @@ carry() {
 }
 
 build() {
+	mkdir -p "$dir"
 	cmake -S "$root" -B "$dir" -DHMR_WERROR=ON -DHMR_GPU_TESTS=ON \
-		> "$dir.configure.log" 2>&1 ||
-		{ cat "$dir.configure.log"; return 1; }
+		> "$dir/configure.log" 2>&1 ||
+		{ cat "$dir/configure.log"; return 1; }
 	cmake --build "$dir" -j2 --target "${targets[@]}" 2>&1 | tail -n 20
 	[ "${PIPESTATUS[0]}" = 0 ] || return 1
 	carry
