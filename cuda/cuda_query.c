@@ -30,15 +30,20 @@ struct cu_one {
 	size_t size;
 };
 
-/* The mapped chunk holding p: cuMemGetAddressRange, which needs a
- * current context (lab/gpu.md).  Left as it was if the driver lacks it
- * or does not answer. */
+/*
+ * The mapped chunk holding p: cuMemGetAddressRange, which needs a current
+ * context (lab/gpu.md).  Kept inside what RANGE_* said: for VMM memory
+ * the chunk lies in the reservation; for memory whose RANGE_* is already
+ * the allocation (a pool's, measured) a larger answer changes nothing.
+ * Left as it was if the driver lacks the call or does not answer.
+ */
 static void narrow_to_chunk(uintptr_t p, struct cu_one *o)
 {
 	int dev = o->ordinal >= 0 && o->ordinal < hmr__cuda.device_count
 	                  ? o->ordinal
 	                  : 0;
 	hmr_CUdeviceptr base = 0;
+	uint64_t end, cend;
 	hmr_CUcontext prev;
 	size_t size = 0;
 	int r;
@@ -48,9 +53,17 @@ static void narrow_to_chunk(uintptr_t p, struct cu_one *o)
 	prev = hmr__cuda_push(dev);
 	r = hmr__cuda.cuMemGetAddressRange(&base, &size, p);
 	hmr__cuda_pop(prev);
-	if (r == HMR_CUDA_SUCCESS && size) {
-		o->start = base;
-		o->size = size;
+	if (r == HMR_CUDA_SUCCESS && hmr__range_end(base, size, &cend) &&
+	    base <= p && p < cend) {
+		/* RANGE_* not holding p (never seen): the chunk as it is. */
+		if (!hmr__range_end(o->start, o->size, &end) || o->start > p ||
+		    p >= end) {
+			o->start = base;
+			end = cend;
+		}
+		if (base > o->start)
+			o->start = base;
+		o->size = (size_t)((cend < end ? cend : end) - o->start);
 	} else {
 		hmr_info("cuMemGetAddressRange(%#lx): %d; the range stays the "
 		         "reservation",
