@@ -24,52 +24,6 @@ static void cuda_fini(void)
 	hmr__cuda_unload();
 }
 
-/* One batched cuPointerGetAttributes per query. */
-static int cuda_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
-{
-	hmr_CUpointer_attribute attrs[] = {
-	        HMR_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-	        HMR_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-	        HMR_CU_POINTER_ATTRIBUTE_BUFFER_ID,
-	        HMR_CU_POINTER_ATTRIBUTE_IS_MANAGED,
-	        HMR_CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-	        HMR_CU_POINTER_ATTRIBUTE_RANGE_SIZE,
-	        HMR_CU_POINTER_ATTRIBUTE_MAPPED,
-	};
-	unsigned memtype = 0;
-	int ordinal = -1, managed = 0, mapped = 0;
-	unsigned long long buffer_id = 0;
-	hmr_CUdeviceptr start = 0;
-	size_t size = 0;
-	void *data[] = {&memtype, &ordinal, &buffer_id, &managed,
-	                &start,   &size,    &mapped};
-	int r;
-
-	(void)len;
-	r = hmr__cuda.cuPointerGetAttributes(sizeof(attrs) / sizeof(attrs[0]),
-	                                     attrs, data,
-	                                     (hmr_CUdeviceptr)(uintptr_t)ptr);
-	/* INVALID_VALUE / NOT_INITIALIZED, or memory type 0: not CUDA's. */
-	if (r == HMR_CUDA_ERROR_INVALID_VALUE ||
-	    r == HMR_CUDA_ERROR_NOT_INITIALIZED || (r == 0 && memtype == 0))
-		return -FI_ENOENT;
-	if (r != HMR_CUDA_SUCCESS)
-		return hmr__cuda_check("cuPointerGetAttributes", r);
-	memset(info, 0, sizeof(*info));
-	info->iface = FI_HMEM_CUDA;
-	info->device = ordinal < 0 ? 0 : (uint64_t)ordinal;
-	info->base = start;
-	info->size = size;
-	info->buffer_id = buffer_id;
-	if (managed)
-		info->flags |= HMR_HMEM_MANAGED;
-	else if (memtype == HMR_CU_MEMORYTYPE_DEVICE)
-		info->flags |= HMR_HMEM_DEVICE_ONLY;
-	else if (memtype == HMR_CU_MEMORYTYPE_HOST)
-		info->flags |= HMR_HMEM_HOST_ALLOC;
-	return 0;
-}
-
 /* Page-locking needs a current context, which a new thread lacks: use
  * device 0's primary one (portable memory is visible to every device). */
 static int cuda_host_register(void *ptr, size_t len)
@@ -104,7 +58,7 @@ static int device_of(const void *ptr)
 {
 	struct hmr_hmem_info info;
 
-	if (cuda_query(ptr, 1, &info) || info.device >= HMR_MAX_DEVICES)
+	if (hmr__cuda_query(ptr, 1, &info) || info.device >= HMR_MAX_DEVICES)
 		return 0;
 	return (int)info.device;
 }
@@ -160,18 +114,21 @@ static int export_range(int dev, hmr_CUdeviceptr start, size_t size,
 }
 
 /*
- * Export from the allocation's (page-aligned) start, as a real dma-buf
- * starts there, so *offset = ptr - start.  A range that runs past the
- * allocation (several VMM segments) is refused: one fd covers one.
+ * Export the page-aligned span of [ptr, ptr + len), not the allocation:
+ * the driver exports any range whose start and length are page multiples
+ * (lab/gpu.md), across allocations and VMM chunks, and refuses one with
+ * an unmapped part, which the reservation of an expandable segment
+ * (what RANGE_START_ADDR/RANGE_SIZE give) always has.  The NIC maps no
+ * more than it is asked for.  The fd starts at the page holding ptr, so
+ * *offset = ptr - that page (an interior pointer's offset within it).
  */
 static int cuda_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
                            uint64_t *offset)
 {
-	size_t page = hmr__host_page_size();
+	uint64_t page = hmr__host_page_size(), start, end;
 	struct hmr_hmem_info info;
-	uintptr_t p = (uintptr_t)ptr, start;
-	uint64_t end;
-	int ret = cuda_query(ptr, len, &info);
+	uintptr_t p = (uintptr_t)ptr;
+	int ret = hmr__cuda_query(ptr, 1, &info);
 
 	if (ret)
 		return ret == -FI_ENOENT ? -FI_EINVAL : ret;
@@ -184,19 +141,15 @@ static int cuda_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
 		         (unsigned long long)info.device);
 		return -FI_EOPNOTSUPP;
 	}
-	if (!hmr__range_inside(p, len, info.base, info.size) ||
-	    !hmr__range_end(info.base, info.size, &end) ||
+	start = p & ~(page - 1);
+	if (!len || !hmr__range_end(p, len, &end) ||
 	    !hmr__align_up(end, page, &end)) {
-		hmr_warn("[%p, +%zu) runs past its allocation [%#llx, +%llu): "
-		         "a dma-buf covers one allocation or VMM segment; "
-		         "register each segment separately",
-		         ptr, len, (unsigned long long)info.base,
-		         (unsigned long long)info.size);
+		hmr_warn("[%p, +%zu) runs past the end of the address space",
+		         ptr, len);
 		return -FI_EINVAL;
 	}
-	start = (uintptr_t)info.base & ~(uintptr_t)(page - 1);
-	ret = export_range((int)info.device, start, (size_t)(end - start),
-	                   flags, fd);
+	ret = export_range((int)info.device, (hmr_CUdeviceptr)start,
+	                   (size_t)(end - start), flags, fd);
 	if (ret)
 		return ret;
 	*offset = p - start;
@@ -210,6 +163,9 @@ static int cuda_dmabuf_put(int fd)
 
 static int cuda_ipc_get(const void *ptr, void *handle, size_t *handle_size)
 {
+	hmr_CUcontext prev;
+	int ret;
+
 	if (!hmr__cuda.cuIpcGetMemHandle)
 		return -FI_ENOSYS;
 	if (*handle_size < sizeof(hmr_CUipcMemHandle)) {
@@ -217,8 +173,12 @@ static int cuda_ipc_get(const void *ptr, void *handle, size_t *handle_size)
 		return -FI_ETOOSMALL;
 	}
 	*handle_size = sizeof(hmr_CUipcMemHandle);
-	return HMR_CU(cuIpcGetMemHandle, handle,
-	              (hmr_CUdeviceptr)(uintptr_t)ptr);
+	/* Needs a current context (lab/gpu.md): the owner's primary one. */
+	prev = hmr__cuda_push(device_of(ptr));
+	ret = HMR_CU(cuIpcGetMemHandle, handle,
+	             (hmr_CUdeviceptr)(uintptr_t)ptr);
+	hmr__cuda_pop(prev);
+	return ret;
 }
 
 static int cuda_ipc_open(uint64_t device, const void *handle,
@@ -249,13 +209,21 @@ static int cuda_ipc_open(uint64_t device, const void *handle,
 	return ret;
 }
 
+/* cuIpcCloseMemHandle needs a current context (lab/gpu.md: 201 on a
+ * thread with none): the mapping's device's primary one, as ipc_open. */
 static int cuda_ipc_close(void *ptr)
 {
+	hmr_CUcontext prev;
+	int ret;
+
 	if (!hmr__cuda.cuIpcCloseMemHandle)
 		return -FI_ENOSYS;
+	prev = hmr__cuda_push(device_of(ptr));
 	/* The mapping's range is no longer this process's device memory. */
 	hmr__memtype_remove_at((uintptr_t)ptr);
-	return HMR_CU(cuIpcCloseMemHandle, (hmr_CUdeviceptr)(uintptr_t)ptr);
+	ret = HMR_CU(cuIpcCloseMemHandle, (hmr_CUdeviceptr)(uintptr_t)ptr);
+	hmr__cuda_pop(prev);
+	return ret;
 }
 
 static const char *const cuda_peermem[] = {"nvidia_peermem", "nv_peer_mem",
@@ -265,7 +233,7 @@ const struct hmr_backend_ops hmr__cuda_backend = {
         .iface = FI_HMEM_CUDA,
         .init = cuda_init,
         .fini = cuda_fini,
-        .query = cuda_query,
+        .query = hmr__cuda_query,
         .host_register = cuda_host_register,
         .host_unregister = cuda_host_unregister,
         .copy_to = cuda_copy_to,

@@ -49,6 +49,7 @@ enum {
 	HMR_CU_POINTER_ATTRIBUTE_BUFFER_ID = 7,
 	HMR_CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
 	HMR_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+	HMR_CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE = 10,
 	HMR_CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
 	HMR_CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
 	HMR_CU_POINTER_ATTRIBUTE_MAPPED = 13,
@@ -128,6 +129,9 @@ enum {
 	X(cuMemHostRegister, cuMemHostRegister_v2, 6050, OPT,                  \
 	  (void *, size_t, unsigned))                                          \
 	X(cuMemHostUnregister, cuMemHostUnregister, 4000, OPT, (void *))       \
+	/* The mapped chunk of VMM memory (cuda_query.c). */                   \
+	X(cuMemGetAddressRange, cuMemGetAddressRange_v2, 3020, OPT,            \
+	  (hmr_CUdeviceptr *, size_t *, hmr_CUdeviceptr))                      \
 	/* Driver 11.7 and later. */                                           \
 	X(cuMemGetHandleForAddressRange, cuMemGetHandleForAddressRange, 11070, \
 	  OPT,                                                                 \
@@ -181,6 +185,10 @@ void hmr__cuda_unload(void);
  */
 int hmr__cuda_check(const char *call, hmr_CUresult r);
 #define HMR_CU(name, ...) hmr__cuda_check(#name, hmr__cuda.name(__VA_ARGS__))
+
+/* cuda_query.c: the query slot. */
+struct hmr_hmem_info;
+int hmr__cuda_query(const void *ptr, size_t len, struct hmr_hmem_info *info);
 
 /* cuda_info.c: the describe, device, alloc and free slots. */
 struct hmr_hmem_backend_info;

@@ -214,16 +214,41 @@ static int dl_packed_span(const struct hmrpy_dl_tensor *t, int64_t bits,
 	return 0;
 }
 
+/*
+ * Page-locked host memory of a runtime (kDLCUDAHost, kDLROCMHost) is host
+ * memory to the CPU, and producers disagree on which to say: torch 2.11's
+ * pinned tensor says kDLCUDAHost in __dlpack_device__ and kDLCPU in its
+ * capsule (lab/gpu.md).  Either way round, the pair names the runtime's
+ * host memory: *out is the host-memory kind.  0: the pair disagrees.
+ */
+static int dl_pinned_pair(const struct hmrpy_dl_device *a,
+                          const struct hmrpy_dl_device *b,
+                          struct hmrpy_dl_device *out)
+{
+	const struct hmrpy_dl_device *host =
+	        a->device_type == HMRPY_DL_CPU ? b : a;
+	const struct hmrpy_dl_device *cpu = host == a ? b : a;
+
+	if (cpu->device_type != HMRPY_DL_CPU ||
+	    (host->device_type != HMRPY_DL_CUDA_HOST &&
+	     host->device_type != HMRPY_DL_ROCM_HOST))
+		return 0;
+	*out = *host;
+	return 1;
+}
+
 static int dl_tensor(const struct hmrpy_dl_tensor *t,
                      const struct hmrpy_dl_device *declared,
                      struct hmrpy_export *e)
 {
 	int64_t bits = (int64_t)t->dtype.bits * t->dtype.lanes, lo;
+	struct hmrpy_dl_device dev = t->device;
 	uint64_t len;
 	int ret;
 
-	if (t->device.device_type != declared->device_type ||
-	    t->device.device_id != declared->device_id) {
+	if ((t->device.device_type != declared->device_type ||
+	     t->device.device_id != declared->device_id) &&
+	    !dl_pinned_pair(&t->device, declared, &dev)) {
 		hmrpy_raise(
 		        -FI_EINVAL,
 		        "DLPack: __dlpack_device__ says (%d, "
@@ -232,7 +257,9 @@ static int dl_tensor(const struct hmrpy_dl_tensor *t,
 		        (int)t->device.device_type, (int)t->device.device_id);
 		return -1;
 	}
-	if (dl_device(&t->device, e))
+	/* A host-memory kind is a claim hmr checks: the registration asks
+	 * for FI_HMEM_HOST_ALLOC, which the backend must confirm. */
+	if (dl_device(&dev, e))
 		return -1;
 	if (t->ndim < 0 || (t->ndim > 0 && !t->shape) || bits == 0) {
 		hmrpy_raise(-FI_EINVAL, "DLPack: ndim %d, dtype of %lld bits",

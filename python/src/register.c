@@ -155,6 +155,25 @@ static int reg_hints(const struct hmrpy_export *e, PyObject *iface_o,
 	return 0;
 }
 
+/*
+ * An object that says system memory (a NumPy array, a buffer) over memory
+ * a runtime allocated or page-locked for the host (cuMemAllocHost,
+ * cudaHostAlloc: CuPy's pinned allocator) tells the truth as the CPU sees
+ * it.  It registers as what fi_mr(3) calls that memory: the runtime's
+ * iface with FI_HMEM_HOST_ALLOC (the device is ignored), as a DLPack
+ * kDLCUDAHost tensor does.  Device and managed memory stay refused.
+ */
+static bool host_alloc_claim(struct reg_job *j)
+{
+	if (j->iface != FI_HMEM_SYSTEM ||
+	    !(j->info.flags & HMR_HMEM_HOST_ALLOC))
+		return false;
+	j->iface = j->info.iface;
+	j->device = j->info.device;
+	j->flags |= FI_HMEM_HOST_ALLOC;
+	return true;
+}
+
 /* What hmr finds, against what the object says. */
 static int reg_classify(struct reg_job *j)
 {
@@ -164,7 +183,7 @@ static int reg_classify(struct reg_job *j)
 		j->stage = STAGE_QUERY;
 		return ret;
 	}
-	if (j->claimed && j->info.iface != j->iface) {
+	if (j->claimed && j->info.iface != j->iface && !host_alloc_claim(j)) {
 		j->stage = STAGE_LIE;
 		return -FI_EINVAL;
 	}

@@ -32,7 +32,11 @@ struct sim {
 	int (*map)(unsigned long long, size_t, size_t, unsigned long long,
 	           unsigned long long);
 	int (*set_access)(unsigned long long, size_t, const void *, size_t);
+	int (*unmap)(unsigned long long, size_t);
+	int (*release)(unsigned long long);
 	unsigned long (*calls)(const char *);
+	/* The last range the simulator exported as a dma-buf. */
+	unsigned long (*last_export)(unsigned long long *, size_t *);
 };
 
 /*
@@ -91,7 +95,10 @@ static inline struct sim sim_open(void)
 	*(void **)&s.create = sim_sym(h, "cuMemCreate");
 	*(void **)&s.map = sim_sym(h, "cuMemMap");
 	*(void **)&s.set_access = sim_sym(h, "cuMemSetAccess");
+	*(void **)&s.unmap = sim_sym(h, "cuMemUnmap");
+	*(void **)&s.release = sim_sym(h, "cuMemRelease");
 	*(void **)&s.calls = sim_sym(h, "hmr_sim_cuda_calls");
+	*(void **)&s.last_export = sim_sym(h, "hmr_sim_cuda_last_export");
 	ASSERT_EQ(s.init(0), 0);
 	ASSERT_EQ(s.ctx_retain(&ctx, 0), 0);
 	ASSERT_EQ(s.ctx_set(ctx), 0);

@@ -95,7 +95,8 @@ void sim_free_alloc(struct sim_alloc *a)
 		/* fall through */
 	case SIM_KIND_MANAGED:
 	case SIM_KIND_IPC:
-		sim_unmap_fixed(a->base, a->span);
+		if (!a->shared_page) /* else never mapped at base */
+			sim_unmap_fixed(a->base, a->span);
 		sim_mem_destroy(&a->mem);
 		break;
 	case SIM_KIND_HOST:

@@ -142,8 +142,9 @@ static int sim_attr_value(CUdevice_attribute a, CUdevice dev)
 	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS:
 		return CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST;
 	case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED:
-	case CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED:
 		return sim.dev[dev].dmabuf;
+	case CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED:
+		return sim.dev[dev].dmabuf && sim.dev[dev].host_dmabuf;
 	default: /* integrated, TCC, pageable access, PCI domain... */
 		return 0;
 	}

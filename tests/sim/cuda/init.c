@@ -25,6 +25,17 @@
  *   HMR_SIM_CUDA_HOST_ACCESSIBLE 1: device memory is mapped read/write
  *   HMR_SIM_CUDA_PCIE_MAPPING    1: accept
  *                                CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE
+ *                                (a Grace system); default 0, the x86 PCIe
+ *                                H200's CUDA_ERROR_NOT_SUPPORTED
+ *   HMR_SIM_CUDA_HOST_DMABUF     "1,0,...": per device,
+ *                                CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_
+ *                                SUPPORTED (146) and so whether
+ *                                cuMemAllocHost memory exports; unset: 0
+ *                                for every device, as the H200 (missing
+ *                                entries of a set value: 1)
+ *   HMR_SIM_CUDA_EXPANDABLE      1: cuMemAlloc lays memory out as
+ *                                PyTorch's expandable segments do
+ *                                (expandable.c)
  */
 
 struct sim_state sim = {
@@ -87,9 +98,16 @@ static void sim_config_read(void)
 	        (int)sim_env_long("HMR_SIM_CUDA_HOST_ACCESSIBLE", 0, 1, 0);
 	sim_cfg.pcie_mapping =
 	        (int)sim_env_long("HMR_SIM_CUDA_PCIE_MAPPING", 0, 1, 0);
+	sim_cfg.expandable =
+	        (int)sim_env_long("HMR_SIM_CUDA_EXPANDABLE", 0, 1, 0);
 	if (sim_parse_switches(getenv("HMR_SIM_CUDA_DMABUF"), sim_cfg.dmabuf,
 	                       SIM_MAX_DEVICES))
 		sim_log("ignoring bad HMR_SIM_CUDA_DMABUF");
+	if (!getenv("HMR_SIM_CUDA_HOST_DMABUF"))
+		memset(sim_cfg.host_dmabuf, 0, sizeof(sim_cfg.host_dmabuf));
+	else if (sim_parse_switches(getenv("HMR_SIM_CUDA_HOST_DMABUF"),
+	                            sim_cfg.host_dmabuf, SIM_MAX_DEVICES))
+		sim_log("ignoring bad HMR_SIM_CUDA_HOST_DMABUF");
 	sim_fails_set(getenv("HMR_SIM_CUDA_FAIL"), 0);
 }
 
@@ -146,6 +164,7 @@ static CUresult sim_reserve_windows(void)
 
 		d->win_base = base + (CUdeviceptr)i * SIM_DEV_WINDOW;
 		d->dmabuf = sim_cfg.dmabuf[i];
+		d->host_dmabuf = sim_cfg.host_dmabuf[i];
 		d->primary.magic = SIM_CTX_MAGIC;
 		d->primary.device = i;
 		d->primary.primary = 1;

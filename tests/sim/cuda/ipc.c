@@ -40,6 +40,10 @@ SIM_API CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle,
 	SIM_ENTER("cuIpcGetMemHandle");
 	if (!pHandle)
 		return CUDA_ERROR_INVALID_VALUE;
+	rc = sim_ctx_require(NULL); /* lab/gpu.md: 201 without one */
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	rc = CUDA_ERROR_INVALID_VALUE;
 	memset(&h, 0, sizeof(h));
 	pthread_mutex_lock(&sim.lock);
 	a = sim_find(dptr);
@@ -49,7 +53,7 @@ SIM_API CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle,
 		h.fd = a->mem.fd;
 		h.device = a->device;
 		h.size = a->size;
-		h.span = a->span;
+		h.span = a->mem.size; /* page-rounded, shared pages too */
 		h.id = a->id;
 		rc = CUDA_SUCCESS;
 	}
@@ -177,6 +181,10 @@ SIM_API CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
 	CUresult rc = CUDA_ERROR_INVALID_VALUE;
 
 	SIM_ENTER("cuIpcCloseMemHandle");
+	rc = sim_ctx_require(NULL); /* lab/gpu.md: 201 without one */
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	rc = CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&sim.lock);
 	a = sim_find(dptr);
 	if (a && a->base == dptr && a->kind == SIM_KIND_IPC) {

@@ -15,8 +15,13 @@ static CUresult sim_new_device_alloc(enum sim_kind kind, int device,
                                      CUcontext ctx, size_t size,
                                      CUdeviceptr *out)
 {
-	size_t span = sim_round_up(size, sim.page);
-	size_t align = size >= SIM_GRANULARITY ? SIM_GRANULARITY : sim.page;
+	/* Under a page: 512-byte placement, pages shared (sim_cuda.h). */
+	int shared = kind == SIM_KIND_DEVICE && size < sim.page &&
+	             !sim_cfg.host_accessible;
+	size_t span = sim_round_up(size, shared ? SIM_SMALL_ALIGN : sim.page);
+	size_t align = size >= SIM_GRANULARITY ? SIM_GRANULARITY
+	               : shared                ? SIM_SMALL_ALIGN
+	                                       : sim.page;
 	struct sim_alloc *a;
 	CUdeviceptr addr;
 	char name[64];
@@ -31,7 +36,7 @@ static CUresult sim_new_device_alloc(enum sim_kind kind, int device,
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	a->id = sim.next_id++;
 	snprintf(name, sizeof(name), "sim-cuda:dev%d:buf%llu", device, a->id);
-	if (sim_mem_create(&a->mem, span, 0, name)) {
+	if (sim_mem_create(&a->mem, sim_round_up(size, sim.page), 0, name)) {
 		free(a);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
@@ -41,9 +46,12 @@ static CUresult sim_new_device_alloc(enum sim_kind kind, int device,
 	a->kind = kind;
 	a->device = device;
 	a->ctx = ctx;
-	if (sim_map_device(addr, &a->mem, 0, span, kind == SIM_KIND_MANAGED) ||
+	a->shared_page = shared;
+	if ((!shared && sim_map_device(addr, &a->mem, 0, span,
+	                               kind == SIM_KIND_MANAGED)) ||
 	    sim_table_insert(&sim.tab, a)) {
-		sim_unmap_fixed(addr, span);
+		if (!shared)
+			sim_unmap_fixed(addr, span);
 		sim_mem_destroy(&a->mem);
 		free(a);
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -73,8 +81,21 @@ static CUresult sim_alloc_in_ctx(enum sim_kind kind, CUdeviceptr *dptr,
 
 SIM_API CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
 {
+	CUcontext ctx;
+	CUresult rc;
+
 	SIM_ENTER("cuMemAlloc");
-	return sim_alloc_in_ctx(SIM_KIND_DEVICE, dptr, bytesize);
+	if (!sim_cfg.expandable)
+		return sim_alloc_in_ctx(SIM_KIND_DEVICE, dptr, bytesize);
+	if (!dptr || bytesize == 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	rc = sim_ctx_require(&ctx);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&sim.lock);
+	rc = sim_expand_alloc(ctx->device, bytesize, dptr);
+	pthread_mutex_unlock(&sim.lock);
+	return rc;
 }
 
 SIM_API CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize,
@@ -94,6 +115,10 @@ static CUresult sim_free_base(CUdeviceptr p, unsigned int mask)
 
 	pthread_mutex_lock(&sim.lock);
 	a = sim_find(p);
+	if ((mask & (1u << SIM_KIND_DEVICE)) && sim_expand_free(p, &rc)) {
+		pthread_mutex_unlock(&sim.lock);
+		return rc;
+	}
 	if (a && a->base == p && (mask & (1u << a->kind))) {
 		sim_free_alloc(a);
 		rc = CUDA_SUCCESS;
@@ -275,6 +300,10 @@ SIM_API CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize,
 	CUresult rc = CUDA_ERROR_NOT_FOUND;
 
 	SIM_ENTER("cuMemGetAddressRange");
+	rc = sim_ctx_require(NULL); /* lab/gpu.md: 201 without one */
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	rc = CUDA_ERROR_NOT_FOUND;
 	pthread_mutex_lock(&sim.lock);
 	a = sim_find(dptr);
 	if (a) {
@@ -305,68 +334,3 @@ SIM_API CUresult CUDAAPI cuMemGetInfo(size_t *free_bytes, size_t *total)
 	pthread_mutex_unlock(&sim.lock);
 	return CUDA_SUCCESS;
 }
-
-#if SIM_HAS(11070)
-/* Caller holds sim.lock.  Which memfd backs [dptr, dptr + size). */
-static CUresult sim_dmabuf_source(CUdeviceptr dptr, size_t size,
-                                  unsigned long long flags, int *fd)
-{
-	struct sim_alloc *a = sim_find(dptr);
-
-	if (!a)
-		return CUDA_ERROR_INVALID_VALUE;
-	switch (a->kind) {
-	case SIM_KIND_DEVICE:
-	case SIM_KIND_IPC:
-	case SIM_KIND_VMM:
-		break;
-	case SIM_KIND_HOST:
-		/* CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED */
-		if (sim_cfg.driver_version < 13000)
-			return CUDA_ERROR_NOT_SUPPORTED;
-		break;
-	default:
-		return CUDA_ERROR_INVALID_VALUE;
-	}
-	if (!sim.dev[a->device].dmabuf)
-		return CUDA_ERROR_NOT_SUPPORTED;
-	if ((flags & CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE) &&
-	    !sim_cfg.pcie_mapping)
-		return CUDA_ERROR_NOT_SUPPORTED;
-	/* One allocation, or one VMM segment: one memfd. */
-	if (size > a->span - (dptr - a->base))
-		return CUDA_ERROR_INVALID_VALUE;
-	*fd = a->kind == SIM_KIND_VMM ? a->phys->mem.fd : a->mem.fd;
-	return CUDA_SUCCESS;
-}
-
-/*
- * The fd dups the allocation's memfd: its offset 0 is the allocation's
- * (for VMM, the physical handle's) first byte, see sim_cuda.h.
- */
-SIM_API CUresult CUDAAPI cuMemGetHandleForAddressRange(
-        void *handle, CUdeviceptr dptr, size_t size,
-        CUmemRangeHandleType handleType, unsigned long long flags)
-{
-	CUresult rc;
-	int fd = -1;
-
-	SIM_ENTER("cuMemGetHandleForAddressRange");
-	if (!handle || handleType != CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD ||
-	    (flags & ~(unsigned long long)
-	                     CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE) ||
-	    size == 0 || dptr % sim.page || size % sim.page)
-		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&sim.lock);
-	rc = sim_dmabuf_source(dptr, size, flags, &fd);
-	if (rc == CUDA_SUCCESS) {
-		fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-		if (fd < 0)
-			rc = CUDA_ERROR_OUT_OF_MEMORY;
-		else
-			*(int *)handle = fd;
-	}
-	pthread_mutex_unlock(&sim.lock);
-	return rc;
-}
-#endif

@@ -71,6 +71,7 @@ static CUresult sim_attr_get(struct sim_alloc *a, CUdeviceptr p,
 {
 	CUcontext cur = sim_ctx_current();
 	int dev = cur && sim_ctx_valid(cur) ? cur->device : a->device;
+	struct sim_resv *r;
 	unsigned long long u64;
 	unsigned int u32;
 	int i32;
@@ -118,11 +119,22 @@ static CUresult sim_attr_get(struct sim_alloc *a, CUdeviceptr p,
 		i32 = a->kind == SIM_KIND_DEVICE;
 		break;
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
-		/* For VMM memory: the mapped segment holding p. */
-		memcpy(data, &a->base, sizeof(a->base));
+		/* VMM memory: the whole reservation, mapped or not
+		 * (lab/gpu.md), not the segment. */
+		if (a->kind == SIM_KIND_VMM && (r = sim_resv_holding(p, 1)))
+			memcpy(data, &r->base, sizeof(r->base));
+		else
+			memcpy(data, &a->base, sizeof(a->base));
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		if (a->kind == SIM_KIND_VMM && (r = sim_resv_holding(p, 1)))
+			memcpy(data, &r->size, sizeof(r->size));
+		else
+			memcpy(data, &a->size, sizeof(a->size));
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+		memcpy(data, &a->base, sizeof(a->base));
+		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
 		memcpy(data, &a->size, sizeof(a->size));
 		return CUDA_SUCCESS;
@@ -182,6 +194,11 @@ SIM_API CUresult CUDAAPI cuPointerGetAttribute(void *data,
 		rc = sim_attr_get(a, ptr, attribute, tmp);
 		if (rc == CUDA_SUCCESS)
 			memcpy(data, tmp, size);
+	} else if (sim_resv_holding(ptr, 1) &&
+	           attribute == CU_POINTER_ATTRIBUTE_MEMORY_TYPE) {
+		/* A hole of a reservation: memory type 0 (lab/gpu.md). */
+		memset(data, 0, size);
+		rc = CUDA_SUCCESS;
 	}
 	pthread_mutex_unlock(&sim.lock);
 	return rc;
@@ -189,7 +206,9 @@ SIM_API CUresult CUDAAPI cuPointerGetAttribute(void *data,
 
 /*
  * An unknown pointer is not an error here: every value is zero (memory
- * type 0), as current drivers do.
+ * type 0) but the ordinal, -2, as the driver answers (lab/gpu.md).  In
+ * an unmapped hole of a VMM reservation BUFFER_ID fails the call
+ * (CUDA_ERROR_INVALID_VALUE); without it the hole reads as unknown.
  */
 SIM_API CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
                                                 CUpointer_attribute *attributes,
@@ -205,11 +224,22 @@ SIM_API CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
 			return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&sim.lock);
 	a = sim_find(ptr);
+	if (!a && sim_resv_holding(ptr, 1)) {
+		for (unsigned int i = 0; i < numAttributes; i++) {
+			if (attributes[i] == CU_POINTER_ATTRIBUTE_BUFFER_ID) {
+				pthread_mutex_unlock(&sim.lock);
+				return CUDA_ERROR_INVALID_VALUE;
+			}
+		}
+	}
 	for (unsigned int i = 0; i < numAttributes; i++) {
 		_Alignas(8) unsigned char tmp[32] = {0};
+		int unknown_ordinal = -2;
 
 		if (a)
 			sim_attr_get(a, ptr, attributes[i], tmp);
+		else if (attributes[i] == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+			memcpy(tmp, &unknown_ordinal, sizeof(unknown_ordinal));
 		memcpy(data[i], tmp, sim_attr_size(attributes[i]));
 	}
 	pthread_mutex_unlock(&sim.lock);

@@ -26,16 +26,32 @@
  * - cuMemAllocHost/cuMemHostAlloc memory is memfd-backed host memory;
  *   cuMemAllocManaged memory lives in the device window, read/write.
  *
- * dma-buf (cuMemGetHandleForAddressRange)
- *   The returned fd is a dup of the allocation's memfd, NOT a real
- *   dma-buf: offset 0 of the fd is the first byte of the allocation (of
- *   the cuMemCreate handle for VMM memory), not dptr.  A caller that maps
- *   or imports the fd must add (dptr - allocation base) (for VMM: dptr -
- *   segment base + the cuMemMap offset) to its fd offset.  Exporting from
- *   the page-aligned allocation base, as libfabric does, gives offset 0
- *   and the same bytes as a real driver.  dptr and size must be page
- *   aligned, the range must lie inside ONE allocation (page-rounded) or
- *   ONE mapped VMM segment.  The caller owns the fd and closes it.
+ * - Allocations under a host page share pages, as the driver's do
+ *   (lab/gpu.md: a 1-byte one at ...e00000, the next at ...e00200): they
+ *   are placed at 512-byte granularity and are not mapped at their device
+ *   address (the window is PROT_NONE already); their bytes live in their
+ *   own memfd's shadow.  Not with HMR_SIM_CUDA_HOST_ACCESSIBLE, which
+ *   needs every allocation mapped.
+ * - VMM (lab/gpu.md): RANGE_START_ADDR/RANGE_SIZE are the whole
+ *   reservation, BUFFER_ID and cuMemGetAddressRange the mapped segment
+ *   (one cuMemMap); an unmapped hole answers memory type 0 and fails
+ *   BUFFER_ID.  HMR_SIM_CUDA_EXPANDABLE=1 lays cuMemAlloc out as
+ *   PyTorch's expandable segments (expandable.c).
+ *
+ * dma-buf (cuMemGetHandleForAddressRange, dmabuf.c)
+ *   As the driver: any range whose start and length are page multiples
+ *   exports, across allocations and VMM segments, unless a page of it
+ *   is unmapped (CUDA_ERROR_INVALID_VALUE).  cuMemAllocHost memory
+ *   exports only where CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED
+ *   (146) is 1 (HMR_SIM_CUDA_HOST_DMABUF; 0 by default, as the H200's).
+ *   The fd is NOT a real dma-buf.  Where the range starts at the first
+ *   byte of one allocation's (VMM segment's) memfd and stays in it, the
+ *   fd is a dup of that memfd: offset 0 is dptr, as a real dma-buf's,
+ *   and the CPU may map it.  Any other range gives an O_PATH fd of a
+ *   memfd named "sim-cuda:dmabuf:dev<N>:<dptr>+<size>" (size bytes):
+ *   it aliases nothing and refuses mmap (EBADF), as the real driver's
+ *   fds refuse it (ENOTSUPP).  hmr_sim_cuda_last_export() tells tests
+ *   which range was exported.  The caller owns the fd and closes it.
  *
  * Configuration (environment, read once at the first driver call, which
  * is normally cuInit): see the top of init.c.
@@ -82,8 +98,24 @@ struct CUctx_st {
 	struct CUctx_st *next; /* all non-primary contexts ever created */
 };
 
+/* HMR_SIM_CUDA_EXPANDABLE: one reservation per device, grown by
+ * SIM_EXPAND_CHUNK segments (expandable.c). */
+#define SIM_EXPAND_RESV  (8ULL << 30)
+#define SIM_EXPAND_CHUNK (20ULL << 20)
+#define SIM_SMALL_ALIGN  512 /* placement of allocations under a page */
+
+struct sim_expand {
+	CUdeviceptr base;  /* the reservation, 0 until the first alloc */
+	size_t mapped;     /* bytes mapped from base */
+	size_t top;        /* bump pointer, from base */
+	CUdeviceptr *live; /* allocation starts not yet freed */
+	size_t nlive, caplive;
+};
+
 struct sim_device {
-	int dmabuf;           /* HMR_SIM_CUDA_DMABUF switch */
+	int dmabuf;      /* HMR_SIM_CUDA_DMABUF switch */
+	int host_dmabuf; /* HMR_SIM_CUDA_HOST_DMABUF switch (146) */
+	struct sim_expand expand;
 	CUdeviceptr win_base; /* address window */
 	size_t used;          /* bytes of device memory allocated */
 	struct CUctx_st primary;
@@ -94,7 +126,9 @@ struct sim_config {
 	int driver_version;
 	int host_accessible;
 	int pcie_mapping;
+	int expandable;
 	int dmabuf[SIM_MAX_DEVICES];
+	int host_dmabuf[SIM_MAX_DEVICES];
 };
 
 enum sim_kind {
@@ -130,6 +164,7 @@ struct sim_alloc {
 	struct sim_phys *phys; /* VMM backing */
 	size_t offset;         /* VMM: offset into phys */
 	unsigned int flags;    /* host alloc/register flags */
+	int shared_page;       /* under a page: not mapped at base */
 	int sync_memops;
 	int ipc_refs;                          /* IPC: open count */
 	pid_t ipc_pid;                         /* IPC: exporting process */
@@ -158,6 +193,9 @@ struct sim_state {
 	unsigned long long next_id;
 	CUmemGenericAllocationHandle next_handle;
 	struct CUctx_st *contexts; /* non-primary, never freed */
+	CUdeviceptr last_export;   /* hmr_sim_cuda_last_export */
+	size_t last_export_size;
+	unsigned long exports;
 };
 
 extern struct sim_state sim;
@@ -213,5 +251,22 @@ void sim_free_alloc(struct sim_alloc *a);
 void sim_free_ctx_allocs(CUcontext ctx);
 struct sim_phys *sim_phys_find(CUmemGenericAllocationHandle h);
 void sim_phys_put(struct sim_phys *p);
+
+/* vmm.c: what the API calls do, for callers holding sim.lock. */
+struct sim_resv *sim_resv_holding(CUdeviceptr p, size_t len);
+CUresult sim_resv_add(size_t size, size_t alignment, CUdeviceptr hint,
+                      CUdeviceptr *out);
+CUresult sim_phys_create(const CUmemAllocationProp *prop, size_t size,
+                         struct sim_phys **out);
+CUresult sim_vmm_map(CUdeviceptr ptr, size_t size, size_t offset,
+                     struct sim_phys *p);
+
+/* expandable.c (callers hold sim.lock). */
+CUresult sim_expand_alloc(int device, size_t size, CUdeviceptr *out);
+/* 1: p is in an expandable reservation (*rc: how its free went). */
+int sim_expand_free(CUdeviceptr p, CUresult *rc);
+
+/* dmabuf.c: test hook, not a driver symbol. */
+SIM_API unsigned long hmr_sim_cuda_last_export(CUdeviceptr *dptr, size_t *size);
 
 #endif /* HMR_SIM_CUDA_H */

@@ -71,16 +71,38 @@ static struct sim_phys *sim_phys_new(const CUmemAllocationProp *prop,
 	return p;
 }
 
+/* Caller holds sim.lock.  A new physical allocation of size bytes. */
+CUresult sim_phys_create(const CUmemAllocationProp *prop, size_t size,
+                         struct sim_phys **out)
+{
+	int dev = prop->location.id;
+	struct sim_phys *p = NULL;
+	struct sim_mem mem;
+	char name[64];
+
+	if (sim.dev[dev].used + size > SIM_DEV_MEMORY)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	snprintf(name, sizeof(name), "sim-cuda:dev%d:mem%llu", dev,
+	         sim.next_id);
+	if (sim_mem_create(&mem, size, 0, name) == 0) {
+		p = sim_phys_new(prop, &mem);
+		if (!p)
+			sim_mem_destroy(&mem);
+	}
+	if (!p)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	p->block_id = sim.next_id++;
+	*out = p;
+	return CUDA_SUCCESS;
+}
+
 SIM_API CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle,
                                      size_t size,
                                      const CUmemAllocationProp *prop,
                                      unsigned long long flags)
 {
-	struct sim_phys *p = NULL;
-	struct sim_mem mem;
+	struct sim_phys *p;
 	CUresult rc;
-	char name[64];
-	int dev;
 
 	SIM_ENTER("cuMemCreate");
 	if (!handle || flags != 0 || size == 0 || size % SIM_GRANULARITY)
@@ -88,25 +110,10 @@ SIM_API CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle,
 	rc = sim_prop_check(prop);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	dev = prop->location.id;
 	pthread_mutex_lock(&sim.lock);
-	if (sim.dev[dev].used + size > SIM_DEV_MEMORY) {
-		rc = CUDA_ERROR_OUT_OF_MEMORY;
-	} else {
-		snprintf(name, sizeof(name), "sim-cuda:dev%d:mem%llu", dev,
-		         sim.next_id);
-		if (sim_mem_create(&mem, size, 0, name) == 0) {
-			p = sim_phys_new(prop, &mem);
-			if (!p)
-				sim_mem_destroy(&mem);
-		}
-		if (p) {
-			p->block_id = sim.next_id++;
-			*handle = p->handle;
-		} else {
-			rc = CUDA_ERROR_OUT_OF_MEMORY;
-		}
-	}
+	rc = sim_phys_create(prop, size, &p);
+	if (rc == CUDA_SUCCESS)
+		*handle = p->handle;
 	pthread_mutex_unlock(&sim.lock);
 	return rc;
 }
@@ -154,7 +161,7 @@ static size_t sim_resv_index(CUdeviceptr p)
 	return i;
 }
 
-static struct sim_resv *sim_resv_holding(CUdeviceptr p, size_t len)
+struct sim_resv *sim_resv_holding(CUdeviceptr p, size_t len)
 {
 	size_t i = sim_resv_index(p);
 	struct sim_resv *r = i ? &sim.resv[i - 1] : NULL;
@@ -199,23 +206,13 @@ static int sim_resv_place(size_t size, size_t align, CUdeviceptr hint,
 	return 0;
 }
 
-SIM_API CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size,
-                                             size_t alignment, CUdeviceptr addr,
-                                             unsigned long long flags)
+/* Caller holds sim.lock.  A new reservation, at hint if it fits. */
+CUresult sim_resv_add(size_t size, size_t alignment, CUdeviceptr hint,
+                      CUdeviceptr *out)
 {
-	CUresult rc = CUDA_SUCCESS;
 	CUdeviceptr at;
 	size_t i;
 
-	SIM_ENTER("cuMemAddressReserve");
-	if (!ptr || size == 0 || size % sim.page || addr % sim.page ||
-	    flags != 0 || (alignment & (alignment - 1)))
-		return CUDA_ERROR_INVALID_VALUE;
-	if (alignment == 0)
-		alignment = SIM_GRANULARITY;
-	if (alignment < sim.page)
-		alignment = sim.page;
-	pthread_mutex_lock(&sim.lock);
 	if (sim.nresv == sim.capresv) {
 		size_t cap = sim.capresv ? sim.capresv * 2 : 16;
 		struct sim_resv *t = realloc(sim.resv, cap * sizeof(*t));
@@ -226,17 +223,34 @@ SIM_API CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size,
 		}
 	}
 	if (sim.nresv == sim.capresv ||
-	    sim_resv_place(size, alignment, addr, &at)) {
-		rc = CUDA_ERROR_OUT_OF_MEMORY;
-	} else {
-		i = sim_resv_index(at);
-		memmove(&sim.resv[i + 1], &sim.resv[i],
-		        (sim.nresv - i) * sizeof(*sim.resv));
-		sim.resv[i].base = at;
-		sim.resv[i].size = size;
-		sim.nresv++;
-		*ptr = at;
-	}
+	    sim_resv_place(size, alignment, hint, &at))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	i = sim_resv_index(at);
+	memmove(&sim.resv[i + 1], &sim.resv[i],
+	        (sim.nresv - i) * sizeof(*sim.resv));
+	sim.resv[i].base = at;
+	sim.resv[i].size = size;
+	sim.nresv++;
+	*out = at;
+	return CUDA_SUCCESS;
+}
+
+SIM_API CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size,
+                                             size_t alignment, CUdeviceptr addr,
+                                             unsigned long long flags)
+{
+	CUresult rc;
+
+	SIM_ENTER("cuMemAddressReserve");
+	if (!ptr || size == 0 || size % sim.page || addr % sim.page ||
+	    flags != 0 || (alignment & (alignment - 1)))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (alignment == 0)
+		alignment = SIM_GRANULARITY;
+	if (alignment < sim.page)
+		alignment = sim.page;
+	pthread_mutex_lock(&sim.lock);
+	rc = sim_resv_add(size, alignment, addr, ptr);
 	pthread_mutex_unlock(&sim.lock);
 	return rc;
 }
@@ -262,28 +276,19 @@ SIM_API CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
 	return rc;
 }
 
-SIM_API CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
-                                  CUmemGenericAllocationHandle handle,
-                                  unsigned long long flags)
+/* Caller holds sim.lock.  Maps [offset, offset + size) of p at ptr. */
+CUresult sim_vmm_map(CUdeviceptr ptr, size_t size, size_t offset,
+                     struct sim_phys *p)
 {
-	struct sim_alloc *a = NULL;
-	struct sim_phys *p;
-	CUresult rc = CUDA_ERROR_INVALID_VALUE;
+	struct sim_alloc *a;
 
-	SIM_ENTER("cuMemMap");
-	if (flags != 0 || size == 0 || ptr % SIM_GRANULARITY ||
-	    size % SIM_GRANULARITY || offset % SIM_GRANULARITY)
-		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&sim.lock);
-	p = sim_phys_find(handle);
-	if (!p || offset > p->mem.size || size > p->mem.size - offset ||
+	if (offset > p->mem.size || size > p->mem.size - offset ||
 	    !sim_resv_holding(ptr, size) ||
 	    sim_table_overlap(&sim.tab, ptr, size))
-		goto out;
-	rc = CUDA_ERROR_OUT_OF_MEMORY;
+		return CUDA_ERROR_INVALID_VALUE;
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		goto out;
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	a->base = ptr;
 	a->size = a->span = size;
 	a->kind = SIM_KIND_VMM;
@@ -296,11 +301,27 @@ SIM_API CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 	    sim_table_insert(&sim.tab, a)) {
 		sim_unmap_fixed(ptr, size);
 		free(a);
-		goto out;
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	p->map_refs++;
-	rc = CUDA_SUCCESS;
-out:
+	return CUDA_SUCCESS;
+}
+
+SIM_API CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+                                  CUmemGenericAllocationHandle handle,
+                                  unsigned long long flags)
+{
+	struct sim_phys *p;
+	CUresult rc = CUDA_ERROR_INVALID_VALUE;
+
+	SIM_ENTER("cuMemMap");
+	if (flags != 0 || size == 0 || ptr % SIM_GRANULARITY ||
+	    size % SIM_GRANULARITY || offset % SIM_GRANULARITY)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	p = sim_phys_find(handle);
+	if (p)
+		rc = sim_vmm_map(ptr, size, offset, p);
 	pthread_mutex_unlock(&sim.lock);
 	return rc;
 }
