@@ -291,6 +291,30 @@ static int mr_publish(struct hmr_domain *d, struct hmr_mr *mr, size_t first,
  * CUDA, Level Zero, Neuron and SynapseAI name devices with an int, and a
  * caller that set only that int in a struct it did not zero leaves
  * garbage in the other bytes of the 64-bit `reserved`. */
+/*
+ * A domain without FI_HMEM registers every address as host memory, and a
+ * peer's access through the software domain would dereference it.  Where
+ * hmr already knows the address is device memory the CPU cannot reach
+ * (the memtype cache: an FI_HMEM domain or hmr_hmem_query classified it),
+ * the registration is refused; memory hmr never saw is not looked up
+ * (that would call a vendor runtime on every registration of host
+ * memory).  doc/software-domain.md.
+ */
+static int refuse_known_device(const struct hmr_mr *mr)
+{
+	struct hmr_hmem_info info;
+
+	if (!hmr__memtype_device_at(mr->iov, mr->iov_count, &info))
+		return 0;
+	hmr_warn("fi_mr_reg: the range at %p is %s device memory (device "
+	         "%llu), and this domain was opened without FI_HMEM, so it "
+	         "would be registered as host memory; open the domain with "
+	         "FI_HMEM (and give fi_mr_attr.iface)",
+	         mr->iov[0].iov_base, hmr_hmem_iface_name(info.iface),
+	         (unsigned long long)info.device);
+	return -FI_EINVAL;
+}
+
 static uint64_t device_hint(const struct fi_mr_attr *a)
 {
 	switch (a->iface) {
@@ -353,6 +377,10 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 	} else if (req->flags & FI_MR_DMABUF) {
 		mr->iface = req->attr.iface;
 		mr->device = device_hint(&req->attr);
+	} else if (!req->base_mr) {
+		ret = refuse_known_device(mr);
+		if (ret)
+			goto err_free;
 	}
 	/* Sub-MRs too: the base's pages may have been unmapped since. */
 	if (!(req->flags & FI_MR_DMABUF) && mr->iface == FI_HMEM_SYSTEM &&

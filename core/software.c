@@ -8,6 +8,7 @@
 #include "base/range.h"
 #include "base/host.h"
 #include "base/log.h"
+#include "base/oserr.h"
 #include "core/mr_check.h"
 
 static int sw_probe(char *why, size_t why_len)
@@ -65,11 +66,27 @@ static int map_dmabuf(struct hmr_mr *mr, const struct fi_mr_dmabuf *b)
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd,
 	         (off_t)start);
 	if (p == MAP_FAILED) {
-		int err = errno;
+		int err = errno, ret = hmr__os_error(err);
 
-		hmr_warn("FI_MR_DMABUF: cannot map fd %d [%#llx, +%zu): %s",
-		         b->fd, (unsigned long long)start, len, strerror(err));
-		return err == ENODEV ? -FI_EOPNOTSUPP : -err;
+		/* ENODEV (no mmap at all) and ENOTSUPP (NVIDIA's dma-bufs,
+		 * errno 524): the exporter keeps the CPU out. */
+		if (err == ENODEV)
+			ret = -FI_EOPNOTSUPP;
+		if (ret == -FI_EOPNOTSUPP)
+			hmr_warn(
+			        "FI_MR_DMABUF: fd %d cannot be mapped by the "
+			        "CPU (mmap: errno %d, %s): its exporter keeps "
+			        "the CPU out, and a software domain reaches "
+			        "registered memory with the CPU; register the "
+			        "device memory by address with FI_HMEM, or use "
+			        "a verbs domain",
+			        b->fd, err, hmr_strerror(err));
+		else
+			hmr_warn("FI_MR_DMABUF: cannot map fd %d [%#llx, "
+			         "+%zu): errno %d, %s",
+			         b->fd, (unsigned long long)start, len, err,
+			         hmr_strerror(err));
+		return ret;
 	}
 	sw_mr(mr)->map = p;
 	sw_mr(mr)->map_len = len;

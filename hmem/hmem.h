@@ -124,6 +124,12 @@ int hmr__hmem_resolve(enum fi_hmem_iface hint, uint64_t device_hint,
  */
 /* 1: found (*info filled); 0: unknown. */
 int hmr__memtype_lookup(uintptr_t addr, size_t len, struct hmr_hmem_info *info);
+/* Where an iov starts in device memory the CPU cannot reach (a backend
+ * reported it; not host-allocated or managed): 1 with *info.  Cheap: one
+ * load when no device memory is known.  For domains without FI_HMEM,
+ * which classify nothing, to refuse what they would dereference. */
+int hmr__memtype_device_at(const struct iovec *iov, size_t n,
+                           struct hmr_hmem_info *info);
 
 /*
  * The cheapest question, inline so that classifying known host memory

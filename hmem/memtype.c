@@ -146,6 +146,24 @@ int hmr__memtype_lookup(uintptr_t addr, size_t len, struct hmr_hmem_info *info)
 	return search(addr, aend, info);
 }
 
+int hmr__memtype_device_at(const struct iovec *iov, size_t n,
+                           struct hmr_hmem_info *info)
+{
+	size_t i;
+
+	if (!LD(count))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!iov[i].iov_len ||
+		    !hmr__memtype_lookup((uintptr_t)iov[i].iov_base, 1, info))
+			continue;
+		if (info->iface != FI_HMEM_SYSTEM &&
+		    !(info->flags & (HMR_HMEM_HOST_ALLOC | HMR_HMEM_MANAGED)))
+			return 1;
+	}
+	return 0;
+}
+
 static void copy_entry(size_t d, size_t src_i)
 {
 	struct entry *dst = &table[d], *src = &table[src_i];

@@ -11,6 +11,7 @@
 #include <hmr/hmr.h>
 
 #include "base/log.h"
+#include "base/oserr.h"
 #include "base/range.h"
 #include "monitor/monitor_impl.h"
 #include "monitor/uffd.h"
@@ -147,7 +148,7 @@ static int uffd_ioctl(unsigned long req, uintptr_t start, uintptr_t end)
 	        .mode = hmr__uffd_mode()};
 	void *arg = req == UFFDIO_REGISTER ? (void *)&reg : (void *)&reg.range;
 
-	return ioctl(hmr__uffd_fd(), req, arg) ? -errno : 0;
+	return ioctl(hmr__uffd_fd(), req, arg) ? hmr__os_error(errno) : 0;
 }
 
 /* The segments of [s, e) (cut at both ends) taken out of the tree into

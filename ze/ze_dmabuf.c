@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/oserr.h"
 #include "base/range.h"
 #include "ze/ze.h"
 
@@ -80,13 +81,14 @@ static int export_owned(const struct hmr_ze_owner *o, const void *base, int *fd)
 		return ret;
 	}
 	*fd = fcntl(first, F_DUPFD_CLOEXEC, 0);
-	ret = *fd < 0 ? -errno : 0;
+	ret = *fd < 0 ? hmr__os_error(errno) : 0;
 	if (second != first) { /* Both are this caller's. */
 		close(second);
 		close(first);
 	}
 	if (ret)
-		hmr_warn("dup of the dma-buf fd %d: %s", first, strerror(-ret));
+		hmr_warn("dup of the dma-buf fd %d: %s", first,
+		         hmr_strerror(ret));
 	return ret;
 }
 

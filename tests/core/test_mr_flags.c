@@ -7,9 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core_util.h"
-
-#define DMABUF_SIZE (4 * 4096)
+#include "dmabuf_util.h"
 
 static char buf[4096];
 
@@ -23,31 +21,6 @@ static int reg_flags(struct fid_domain *domain, uint64_t flags)
 	else
 		ASSERT_PTR_EQ(mr, NULL);
 	return ret;
-}
-
-/* A memfd of DMABUF_SIZE bytes standing in for a dma-buf. */
-static int make_memfd(void)
-{
-	int fd = memfd_create("hmr-dmabuf", MFD_CLOEXEC);
-
-	ASSERT_GE(fd, 0);
-	ASSERT_OK(ftruncate(fd, DMABUF_SIZE));
-	return fd;
-}
-
-static void dmabuf_attr(struct fi_mr_attr *attr, struct fi_mr_dmabuf *dmabuf,
-                        int fd, uint64_t offset, size_t len, void *base,
-                        uint64_t key)
-{
-	memset(attr, 0, sizeof(*attr));
-	dmabuf->fd = fd;
-	dmabuf->offset = offset;
-	dmabuf->len = len;
-	dmabuf->base_addr = base;
-	attr->dmabuf = dmabuf;
-	attr->iov_count = 1;
-	attr->access = REMOTE_RW;
-	attr->requested_key = key;
 }
 
 HMR_TEST(mr_single_use_key_works_once)

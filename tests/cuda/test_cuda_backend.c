@@ -135,6 +135,39 @@ HMR_TEST(cuda_fi_mr_reg_detects_device_memory_without_hint)
 	s.free(p);
 }
 
+/* A domain without FI_HMEM would register device memory as host memory
+ * (and a peer's access through it would dereference device memory):
+ * where hmr already knows the range is device memory, it refuses.  Host
+ * and page-locked host memory still register; device memory hmr never
+ * classified is not looked up (doc/software-domain.md). */
+HMR_TEST(cuda_device_memory_in_domain_without_fi_hmem_is_refused)
+{
+	struct sim s = sim_open();
+	unsigned long long p = sim_alloc_on(&s, 0, MIB);
+	struct hmr_hmem_info info;
+	struct fid_domain *d;
+	struct fid_mr *mr = NULL;
+	char *buf = malloc(4096);
+	void *h;
+
+	ASSERT_OK(hmr_domain_open(NULL, &d)); /* No FI_HMEM. */
+	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)p, MIB, &info));
+	ASSERT_EQ(fi_mr_reg(d, (void *)(uintptr_t)(p + 4096), 4096,
+	                    FI_REMOTE_WRITE, 0, 7, 0, &mr, NULL),
+	          -FI_EINVAL);
+	ASSERT_TRUE(mr == NULL);
+	ASSERT_OK(fi_mr_reg(d, buf, 4096, FI_REMOTE_WRITE, 0, 8, 0, &mr, NULL));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_EQ(s.alloc_host(&h, MIB), 0);
+	ASSERT_OK(hmr_hmem_query(h, MIB, &info));
+	ASSERT_OK(fi_mr_reg(d, h, 4096, FI_REMOTE_WRITE, 0, 9, 0, &mr, NULL));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_OK(fi_close(&d->fid));
+	s.free_host(h);
+	s.free(p);
+	free(buf);
+}
+
 HMR_TEST(cuda_hint_on_host_memory_is_einval)
 {
 	struct fid_domain *d;
