@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/host.h"
+#include "base/oserr.h"
 #include "base/log.h"
 #include "cache/cache.h"
 #include "hmem/hmem.h"
@@ -19,11 +20,10 @@ static uint64_t hca_va(const struct hmr_domain *d, const void *p)
 	return hmr__virt_addr(d) ? (uint64_t)(uintptr_t)p : 0;
 }
 
+/* rdma-core's errno as a -FI_E* code (a kernel's ENOTSUPP, 524, too). */
 static int ibv_err(int err)
 {
-	if (err == EOPNOTSUPP || err == ENOTSUP)
-		return -FI_EOPNOTSUPP;
-	return err > 0 ? -err : -FI_EIO;
+	return err > 0 ? hmr__os_error(err) : -FI_EIO;
 }
 
 #define DMABUF_ACCESS                                                          \
