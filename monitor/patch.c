@@ -91,15 +91,13 @@ void hmr__patch_test_ibt(int force)
 	ibt_forced_set = force >= 0;
 }
 
-bool hmr__patch_ibt(void)
+/* Read once: the kernel's answer does not change in a process's life. */
+static bool ibt_from_kernel(void)
 {
 	char line[256];
 	bool on = false;
-	FILE *f;
+	FILE *f = fopen("/proc/self/status", "re");
 
-	if (ibt_forced_set)
-		return ibt_forced;
-	f = fopen("/proc/self/status", "re");
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f))
@@ -107,6 +105,21 @@ bool hmr__patch_ibt(void)
 			on = strstr(line + 20, " ibt") != NULL;
 	fclose(f);
 	return on;
+}
+
+bool hmr__patch_ibt(void)
+{
+	static _Atomic int kernel = -1;
+	int k;
+
+	if (ibt_forced_set)
+		return ibt_forced;
+	k = atomic_load(&kernel);
+	if (k < 0) {
+		k = ibt_from_kernel();
+		atomic_store(&kernel, k);
+	}
+	return k;
 }
 
 /* The jump's bytes [at, at + len) lie in one aligned 8-byte word. */
@@ -182,7 +195,7 @@ NO_SAN static int plan_chain(struct hmr__patch *p, struct plan *pl, uint8_t *c,
 		         p->name, p->entry);
 		return -FI_ENOSYS;
 	}
-	if (hmr__patch_ibt() && !hmr__x86_is_endbr64((const uint8_t *)t)) {
+	if (!hmr__x86_is_endbr64((const uint8_t *)t) && hmr__patch_ibt()) {
 		snprintf(why, why_len,
 		         "memhooks: %s: indirect-branch tracking is enforced "
 		         "and the hook another library put there (%p) has no "
@@ -397,16 +410,17 @@ static int install(struct hmr__patch *p, struct plan *pl, uint8_t *slot)
 	return 0;
 }
 
-/* Under enforced IBT the stub's indirect jump must land on endbr64. */
+/* Under enforced IBT the stub's indirect jump must land on endbr64.  The
+ * kernel is asked only when a hook lacks one (ours are built with it): a
+ * query that starts the monitor reads no file for it. */
 NO_SAN static int check_hooks(struct hmr__patch *p, size_t n, char *why,
                               size_t why_len)
 {
 	size_t i;
 
-	if (!hmr__patch_ibt())
-		return 0;
 	for (i = 0; i < n; i++) {
-		if (hmr__x86_is_endbr64((const uint8_t *)(uintptr_t)p[i].hook))
+		if (hmr__x86_is_endbr64((const uint8_t *)(uintptr_t)p[i].hook) ||
+		    !hmr__patch_ibt())
 			continue;
 		snprintf(why, why_len,
 		         "memhooks: indirect-branch tracking is enforced and "
