@@ -6,6 +6,8 @@
 /* Each returns 0, 77 when it cannot run here (with the reason printed),
  * or 1 on failure. */
 int bench_memtype(int argc, char **argv);
+/* bench_cudaquery.c: hmr_hmem_query of device memory vs the driver. */
+int bench_cudaquery(int argc, char **argv);
 int bench_verbs(int argc, char **argv);
 /* bench_cache.c: the registration cache against UCX's rcache. */
 int bench_cache(int argc, char **argv);

@@ -12,6 +12,9 @@ static const struct {
 } benches[] = {
         {"memtype", bench_memtype,
          "classify a host pointer: hmr_hmem_query vs UCX memtype cache"},
+        {"cudaquery", bench_cudaquery,
+         "what a device pointer is: hmr_hmem_query vs the driver's "
+         "cuPointerGetAttributes"},
         {"cache", bench_cache,
          "registration cache hits, misses, eviction, unmap, threads vs "
          "UCX rcache"},
