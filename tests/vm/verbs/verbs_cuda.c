@@ -221,7 +221,98 @@ int hmr_vm_cuda_cases(struct rc_pair *p, struct fid_mr *src_mr, char *src)
 	vm_case("verbs_cuda_disable_p2p_forbids_device_paths",
 	        WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	        "child status %d", status);
+	/* Expandable segments: the simulator reads its layout once, so a
+	 * child runs those cases (it prints their lines itself). */
+	fflush(stdout);
+	if (fork() == 0) {
+		setenv("HMR_SIM_CUDA_EXPANDABLE", "1", 1);
+		execl("/proc/self/exe", "verbs_suite", "expandable-child",
+		      (char *)NULL);
+		_exit(127);
+	}
+	wait(&status);
+	vm_case("verbs_cuda_expandable_child_ran",
+	        WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	        "child status %d", status);
 	cu_free(dev);
+	return 0;
+}
+
+typedef unsigned long (*last_export_fn)(unsigned long long *, size_t *);
+
+/* The dma-buf hmr exports for [p, p + len): its page-aligned span. */
+static int expandable_reg(struct fid_domain *d, last_export_fn last,
+                          const char *name, int dev, unsigned long long p,
+                          size_t len)
+{
+	unsigned long long at = 0, lo = p & ~4095ull;
+	unsigned long long hi = (p + len + 4095) & ~4095ull;
+	struct iovec iov = {(void *)(uintptr_t)p, len};
+	struct fi_mr_attr attr = {.mr_iov = &iov,
+	                          .iov_count = 1,
+	                          .access = FI_REMOTE_WRITE | FI_REMOTE_READ,
+	                          .iface = FI_HMEM_CUDA};
+	unsigned long n0 = last(NULL, NULL), n;
+
+	attr.device.cuda = dev;
+	struct fid_mr *mr = NULL;
+	int fds = vm_open_fds(), ret;
+	size_t size = 0;
+
+	ret = fi_mr_regattr(d, &attr, 0, &mr);
+	n = last(&at, &size);
+	vm_case(name,
+	        !ret && n == n0 + 1 && at == lo && size == hi - lo &&
+	                vm_open_fds() == fds,
+	        "reg %s, exports %lu, exported [%#llx, +%zu) for [%#llx, "
+	        "+%zu): want [%#llx, +%llu), fds %d -> %d",
+	        hmr_strerror(ret), n - n0, at, size, p, len, lo, hi - lo, fds,
+	        vm_open_fds());
+	if (mr)
+		fi_close(&mr->fid);
+	return ret;
+}
+
+/*
+ * Child, with HMR_SIM_CUDA_EXPANDABLE=1 (read once by the simulator):
+ * tensors laid out as PyTorch's expandable segments, one reservation of
+ * 20 MiB chunks.  hmr is made to try the dma-buf path (HMR_VERBS_DMABUF=
+ * on): it must export the pages of the tensor, not the reservation (which
+ * the driver refuses), release the fd when rxe refuses the dma-buf, and
+ * register through peer memory.  A tensor across two chunks too.
+ */
+static int expandable_child(void)
+{
+	last_export_fn last;
+	unsigned long long a, b, c;
+	struct fid_domain *d;
+	void *h;
+
+	if (load_sim())
+		return 3;
+	h = dlopen(getenv("HMR_CUDA_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+	last = h ? (last_export_fn)dlsym(h, "hmr_sim_cuda_last_export") : NULL;
+	/* rxe's refusal of a dma-buf demotes that device (case_demotion):
+	 * the second case is on device 1. */
+	if (!last || cu_alloc(&a, 12 << 10) || cu_alloc(&b, 64 << 10))
+		return 4;
+	c = alloc_on(1);
+	if (!c || cu_alloc(&c, 20 << 20))
+		return 4;
+	setenv("HMR_VERBS_DMABUF", "on", 1);
+	setenv("HMR_SYSFS_ROOT", sysfs(1), 1);
+	if (open_hmem_domain(NULL, &d))
+		return 5;
+	expandable_reg(d, last,
+	               "verbs_cuda_expandable_tensor_exports_its_pages", 0,
+	               b + 256, (60 << 10) + 100);
+	/* Device 1's reservation: a 1 MiB tensor (alloc_on), then c from
+	 * 1 MiB to 21 MiB: chunk 0 and into chunk 1. */
+	expandable_reg(d, last,
+	               "verbs_cuda_expandable_tensor_across_chunks_exports_"
+	               "its_pages",
+	               1, c + 4096, (20 << 20) - 8192);
+	fi_close(&d->fid);
 	return 0;
 }
 
@@ -233,6 +324,8 @@ int hmr_vm_child(int argc, char **argv)
 	unsigned long long dev;
 	int ret;
 
+	if (argc == 2 && !strcmp(argv[1], "expandable-child"))
+		return expandable_child();
 	if (argc != 2 || strcmp(argv[1], "p2p-child") != 0)
 		return 2;
 	if (load_sim() || cu_alloc(&dev, DLEN) || open_hmem_domain(NULL, &d))
