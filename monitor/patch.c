@@ -419,7 +419,8 @@ NO_SAN static int check_hooks(struct hmr__patch *p, size_t n, char *why,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (hmr__x86_is_endbr64((const uint8_t *)(uintptr_t)p[i].hook) ||
+		if (hmr__x86_is_endbr64(
+		            (const uint8_t *)(uintptr_t)p[i].hook) ||
 		    !hmr__patch_ibt())
 			continue;
 		snprintf(why, why_len,
