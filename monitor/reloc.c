@@ -158,9 +158,14 @@ static int object(struct dl_phdr_info *info, size_t size, void *arg)
 
 		if (ph->p_type == PT_DYNAMIC)
 			d = (const ElfW(Dyn) *)(base + ph->p_vaddr);
+		/* The pages the loader made read-only: it rounds both ends
+		 * down, so a last partial page stays writable (and must). */
 		if (ph->p_type == PT_GNU_RELRO) {
-			relro_lo = base + ph->p_vaddr;
-			relro_hi = relro_lo + ph->p_memsz;
+			uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+			relro_lo = (base + ph->p_vaddr) & ~(pg - 1);
+			relro_hi =
+			        (base + ph->p_vaddr + ph->p_memsz) & ~(pg - 1);
 		}
 	}
 	for (; d && d->d_tag != DT_NULL; d++) {
