@@ -12,6 +12,7 @@
 
 #include <hmr/hmr.h>
 
+#include "dmabuf_nic.h"
 #include "rc_pair.h"
 #include "syn_decl.h" /* tests/sim/synapseai: the application's calls */
 #include "vm_case.h"
@@ -26,12 +27,9 @@
  *
  * rxe cannot import a dma-buf (ibv_reg_dmabuf_mr is EOPNOTSUPP on 6.1),
  * and the simulator's dma-buf is a memfd no kernel importer takes.  So
- * this program plays a dma-buf-capable NIC: its own ibv_reg_dmabuf_mr,
- * which libhmr binds to (the executable comes first in the lookup
- * scope), maps the fd's [offset, offset + length) and registers those
- * pages with ibv_reg_mr_iova at iova, reaching exactly the bytes a NIC
- * importing the dma-buf would.  Other fds, and every fd while shim_on is
- * 0, go to libibverbs' real call: the last case shows rxe's own refusal.
+ * this program plays a dma-buf-capable NIC (dmabuf_nic.h) for the
+ * simulator's HBM fds; with vm_nic_on 0, every fd goes to libibverbs'
+ * real call: the last case shows rxe's own refusal.
  *
  * The thunk route runs here; the program re-runs itself with "hccl" for
  * hcclLookupDMABuff (hmr reads HMR_HLTHUNK_LIBRARY once per process).
@@ -42,90 +40,6 @@
 #define ROFF 6144         /* where the READ reads: bytes hmr copied in */
 #define WLEN 256
 #define SEEN 8192 /* bytes checked around it */
-
-static int shim_on = 1;
-static unsigned shim_imports;
-static uint64_t shim_offset; /* the last imported dma-buf offset */
-static struct {
-	struct ibv_mr *mr;
-	void *map;
-	size_t span;
-} shim_mrs[8];
-
-static int sim_hbm_fd(int fd)
-{
-	char path[64], target[128];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n <= 0)
-		return 0;
-	target[n] = '\0';
-	return strstr(target, "sim-synapseai:hbm") != NULL;
-}
-
-/* Exported (the build hides symbols by default) so that libhmr binds here. */
-#define SHIM_EXPORT __attribute__((visibility("default")))
-
-SHIM_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
-                                             size_t length, uint64_t iova,
-                                             int fd, int access)
-{
-	struct ibv_mr *(*real)(struct ibv_pd *, uint64_t, size_t, uint64_t, int,
-	                       int);
-	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE),
-	         start = offset & ~(pg - 1);
-	size_t span = (size_t)(offset - start) + length;
-	struct ibv_mr *mr;
-	unsigned i;
-	void *map;
-
-	if (!shim_on || !sim_hbm_fd(fd)) {
-		*(void **)&real = dlsym(RTLD_NEXT, "ibv_reg_dmabuf_mr");
-		return real(pd, offset, length, iova, fd, access);
-	}
-	for (i = 0; i < 8 && shim_mrs[i].mr; i++)
-		;
-	map = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-	           (off_t)start);
-	if (i == 8 || map == MAP_FAILED)
-		return NULL;
-	mr = ibv_reg_mr_iova(pd, (char *)map + (offset - start), length, iova,
-	                     access);
-	if (!mr) {
-		munmap(map, span);
-		return NULL;
-	}
-	shim_mrs[i].mr = mr;
-	shim_mrs[i].map = map;
-	shim_mrs[i].span = span;
-	shim_imports++;
-	shim_offset = offset;
-	return mr;
-}
-
-SHIM_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
-{
-	int (*real)(struct ibv_mr *);
-	void *map = NULL;
-	size_t span = 0;
-	unsigned i;
-	int ret;
-
-	*(void **)&real = dlsym(RTLD_NEXT, "ibv_dereg_mr");
-	for (i = 0; i < 8; i++) {
-		if (mr && shim_mrs[i].mr == mr) {
-			map = shim_mrs[i].map;
-			span = shim_mrs[i].span;
-			shim_mrs[i].mr = NULL;
-		}
-	}
-	ret = real(mr);
-	if (map)
-		munmap(map, span);
-	return ret;
-}
 
 /* The application's side: the device, an allocation, the truth. */
 static __typeof__(synDeviceMalloc) *syn_malloc;
@@ -194,7 +108,7 @@ static void case_rdma(struct fid_domain *d, struct target *t, const char *w,
 	size_t i;
 	struct fid_mr *mr;
 	int fds, ret, st;
-	unsigned imports = shim_imports;
+	unsigned imports = vm_nic_imports;
 
 	/* Not the pool's first buffer: its offset is neither 0 nor 2 MiB. */
 	if (syn_malloc(0, DLEN, 0, 0, &p) || syn_malloc(0, DLEN, 0, 0, &p)) {
@@ -219,14 +133,14 @@ static void case_rdma(struct fid_domain *d, struct target *t, const char *w,
 	ret = hmr_hmem_copy_from(back, (void *)(uintptr_t)p, sizeof(back));
 	vm_case(w,
 	        st == IBV_WC_SUCCESS && !ret && !memcmp(back, want, SEEN) &&
-	                shim_imports == imports + 1 &&
-	                shim_offset == p - info.globalHbmBaseAddress &&
+	                vm_nic_imports == imports + 1 &&
+	                vm_nic_offset == p - info.globalHbmBaseAddress &&
 	                vm_open_fds() == fds,
 	        "status %s, copy %s, bytes %s, imports %u, offset %#llx (want "
 	        "%#llx), fds %d -> %d",
 	        rc_status_str(st), hmr_strerror(ret),
 	        memcmp(back, want, SEEN) ? "differ" : "equal",
-	        shim_imports - imports, (unsigned long long)shim_offset,
+	        vm_nic_imports - imports, (unsigned long long)vm_nic_offset,
 	        (unsigned long long)(p - info.globalHbmBaseAddress), fds,
 	        vm_open_fds());
 	memset(t->src, 0, WLEN);
@@ -251,7 +165,7 @@ static void case_refused(struct ibv_pd *pd)
 		vm_case_fail(name, "set-up");
 		return;
 	}
-	shim_on = 0;
+	vm_nic_on = 0;
 	fds = vm_open_fds();
 	ret = reg_gaudi(d, p, &mr);
 	vm_case(name, ret == -FI_EOPNOTSUPP && vm_open_fds() == fds,
@@ -259,7 +173,7 @@ static void case_refused(struct ibv_pd *pd)
 	if (!ret)
 		fi_close(&mr->fid);
 	fi_close(&d->fid);
-	shim_on = 1;
+	vm_nic_on = 1;
 }
 
 /* The hccl route in a process of its own; its CASE lines are its own. */
@@ -328,6 +242,7 @@ int main(int argc, char **argv)
 	setenv("HMR_SIM_SYNAPSEAI_HBM_MIB", "64", 1);
 	/* Not rxe's answer to the probe: this program's NIC imports. */
 	setenv("HMR_VERBS_DMABUF", "on", 1);
+	vm_nic_takes = "sim-synapseai:hbm";
 	cases(hccl);
 	return vm_case_exit();
 }
