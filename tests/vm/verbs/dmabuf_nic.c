@@ -8,7 +8,11 @@
 
 #include <infiniband/verbs.h>
 
+#include <hmr/hmr.h>
+
 #include "dmabuf_nic.h"
+#include "rc_pair.h"
+#include "vm_case.h"
 
 /* What dmabuf_nic.h says; the mappings of the MRs it made, to undo. */
 const char *vm_nic_takes;
@@ -95,4 +99,54 @@ SHIM_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	if (map)
 		munmap(map, span);
 	return ret;
+}
+
+#define WOFF (4096 + 512) /* where the WRITE lands in the buffer */
+#define ROFF 6144         /* where the READ reads: bytes hmr copied in */
+#define WLEN 256
+#define SEEN 8192 /* bytes checked around it */
+
+void vm_nic_rdma_cases(const struct vm_nic_src *s, uint64_t p,
+                       int (*reg)(uint64_t p, struct fid_mr **mr),
+                       uint64_t want_offset, const char *w, const char *r)
+{
+	unsigned char want[SEEN], back[SEEN];
+	unsigned imports = vm_nic_imports;
+	struct fid_mr *mr;
+	int fds, ret, st;
+	size_t i;
+
+	memset(want, 0x11, sizeof(want));
+	for (i = 0; i < WLEN; i++)
+		want[ROFF + i] = (unsigned char)(i ^ 0x5a);
+	ret = hmr_hmem_copy_to((void *)(uintptr_t)p, want, sizeof(want));
+	fds = vm_open_fds();
+	if (!ret)
+		ret = reg(p, &mr);
+	if (ret) {
+		vm_case_fail(w, "registration: %s", hmr_strerror(ret));
+		return;
+	}
+	memset(s->src, 0x6b, WLEN);
+	st = rc_rdma(s->pair, IBV_WR_RDMA_WRITE, s->src, WLEN, s->lkey,
+	             p + WOFF, (uint32_t)fi_mr_key(mr));
+	memset(want + WOFF, 0x6b, WLEN);
+	ret = hmr_hmem_copy_from(back, (void *)(uintptr_t)p, sizeof(back));
+	vm_case(w,
+	        st == IBV_WC_SUCCESS && !ret && !memcmp(back, want, SEEN) &&
+	                vm_nic_imports == imports + 1 &&
+	                vm_nic_offset == want_offset && vm_open_fds() == fds,
+	        "status %s, copy %s, bytes %s, imports %u, offset %#llx (want "
+	        "%#llx), fds %d -> %d",
+	        rc_status_str(st), hmr_strerror(ret),
+	        memcmp(back, want, SEEN) ? "differ" : "equal",
+	        vm_nic_imports - imports, (unsigned long long)vm_nic_offset,
+	        (unsigned long long)want_offset, fds, vm_open_fds());
+	memset(s->src, 0, WLEN);
+	st = rc_rdma(s->pair, IBV_WR_RDMA_READ, s->src, WLEN, s->lkey, p + ROFF,
+	             (uint32_t)fi_mr_key(mr));
+	vm_case(r, st == IBV_WC_SUCCESS && !memcmp(s->src, want + ROFF, WLEN),
+	        "status %s, bytes %s", rc_status_str(st),
+	        memcmp(s->src, want + ROFF, WLEN) ? "differ" : "equal");
+	fi_close(&mr->fid);
 }

@@ -22,4 +22,28 @@ extern int vm_nic_on;            /* 1 by default */
 extern unsigned vm_nic_imports;  /* dma-bufs imported so far */
 extern uint64_t vm_nic_offset;   /* the last one's offset */
 
+struct fid_mr;
+struct rc_pair;
+
+/* Where the RDMA comes from: registered host memory (4096 bytes) on the
+ * QP pair's initiator side, and its lkey. */
+struct vm_nic_src {
+	struct rc_pair *pair;
+	unsigned char *src;
+	uint32_t lkey;
+};
+
+/*
+ * Device memory at p: 8 KiB of it written with hmr_hmem_copy_to, the
+ * buffer registered by reg(p, &mr) through the dma-buf path, an RDMA
+ * WRITE of 256 bytes at p + 4608 and a READ of the 256 at p + 6144 (bytes
+ * hmr copied in) through its rkey.  Case w passes when the 8 KiB read
+ * back through hmr_hmem_copy_from are what was copied and written, one
+ * dma-buf was imported at want_offset and no fd was left open; case r
+ * when the READ returned the copied bytes.
+ */
+void vm_nic_rdma_cases(const struct vm_nic_src *s, uint64_t p,
+                       int (*reg)(uint64_t p, struct fid_mr **mr),
+                       uint64_t want_offset, const char *w, const char *r);
+
 #endif /* HMR_VM_DMABUF_NIC_H */

@@ -36,10 +36,6 @@
  */
 #define SIM  "/payload/libSynapse.so"
 #define DLEN (1 << 20)
-#define WOFF (4096 + 512) /* where the WRITE lands in the buffer */
-#define ROFF 6144         /* where the READ reads: bytes hmr copied in */
-#define WLEN 256
-#define SEEN 8192 /* bytes checked around it */
 
 /* The application's side: the device, an allocation, the truth. */
 static __typeof__(synDeviceMalloc) *syn_malloc;
@@ -93,63 +89,28 @@ static int reg_gaudi(struct fid_domain *d, uint64_t p, struct fid_mr **mr)
 	return fi_mr_regattr(d, &attr, 0, mr);
 }
 
-struct target {
-	struct rc_pair *pair;
-	unsigned char *src; /* registered host memory, 4096 bytes */
-	uint32_t lkey;
-};
+/* reg_gaudi in the domain of the cases (the shared check's callback). */
+static struct fid_domain *cases_domain;
+
+static int reg_in_domain(uint64_t p, struct fid_mr **mr)
+{
+	return reg_gaudi(cases_domain, p, mr);
+}
 
 /* WRITE into a registered Gaudi buffer; READ other bytes of it. */
-static void case_rdma(struct fid_domain *d, struct target *t, const char *w,
-                      const char *r)
+static void case_rdma(struct fid_domain *d, const struct vm_nic_src *s,
+                      const char *w, const char *r)
 {
-	unsigned char want[SEEN], back[SEEN];
 	uint64_t p = 0;
-	size_t i;
-	struct fid_mr *mr;
-	int fds, ret, st;
-	unsigned imports = vm_nic_imports;
 
 	/* Not the pool's first buffer: its offset is neither 0 nor 2 MiB. */
 	if (syn_malloc(0, DLEN, 0, 0, &p) || syn_malloc(0, DLEN, 0, 0, &p)) {
 		vm_case_fail(w, "synDeviceMalloc");
 		return;
 	}
-	memset(want, 0x11, sizeof(want));
-	for (i = 0; i < WLEN; i++)
-		want[ROFF + i] = (unsigned char)(i ^ 0x5a);
-	ret = hmr_hmem_copy_to((void *)(uintptr_t)p, want, sizeof(want));
-	fds = vm_open_fds();
-	if (!ret)
-		ret = reg_gaudi(d, p, &mr);
-	if (ret) {
-		vm_case_fail(w, "registration: %s", hmr_strerror(ret));
-		return;
-	}
-	memset(t->src, 0x6b, WLEN);
-	st = rc_rdma(t->pair, IBV_WR_RDMA_WRITE, t->src, WLEN, t->lkey,
-	             p + WOFF, (uint32_t)fi_mr_key(mr));
-	memset(want + WOFF, 0x6b, WLEN);
-	ret = hmr_hmem_copy_from(back, (void *)(uintptr_t)p, sizeof(back));
-	vm_case(w,
-	        st == IBV_WC_SUCCESS && !ret && !memcmp(back, want, SEEN) &&
-	                vm_nic_imports == imports + 1 &&
-	                vm_nic_offset == p - info.globalHbmBaseAddress &&
-	                vm_open_fds() == fds,
-	        "status %s, copy %s, bytes %s, imports %u, offset %#llx (want "
-	        "%#llx), fds %d -> %d",
-	        rc_status_str(st), hmr_strerror(ret),
-	        memcmp(back, want, SEEN) ? "differ" : "equal",
-	        vm_nic_imports - imports, (unsigned long long)vm_nic_offset,
-	        (unsigned long long)(p - info.globalHbmBaseAddress), fds,
-	        vm_open_fds());
-	memset(t->src, 0, WLEN);
-	st = rc_rdma(t->pair, IBV_WR_RDMA_READ, t->src, WLEN, t->lkey, p + ROFF,
-	             (uint32_t)fi_mr_key(mr));
-	vm_case(r, st == IBV_WC_SUCCESS && !memcmp(t->src, want + ROFF, WLEN),
-	        "status %s, bytes %s", rc_status_str(st),
-	        memcmp(t->src, want + ROFF, WLEN) ? "differ" : "equal");
-	fi_close(&mr->fid);
+	cases_domain = d;
+	vm_nic_rdma_cases(s, p, reg_in_domain, p - info.globalHbmBaseAddress, w,
+	                  r);
 }
 
 /* rxe's real answer: refused, cleanly; Habana has no peer memory. */
@@ -198,7 +159,7 @@ static void cases(int hccl)
 	struct fid_domain *d;
 	struct fid_mr *src_mr;
 	struct rc_pair pair;
-	struct target t = {&pair, aligned_alloc(4096, 4096), 0};
+	struct vm_nic_src t = {&pair, aligned_alloc(4096, 4096), 0};
 	const char *route = hccl ? "hccl" : "hlthunk";
 	char w[96], r[96];
 
