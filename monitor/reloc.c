@@ -228,7 +228,7 @@ static const char *caller_path(const char *file, const void *ret, char *buf,
 	const char *str = NULL, *list = NULL, *e, *slash;
 	struct link_map *lm = NULL;
 	const ElfW(Dyn) * d;
-	size_t off = 0, olen;
+	size_t off = 0, olen, tok;
 	bool have = false;
 	Dl_info di;
 
@@ -255,17 +255,13 @@ static const char *caller_path(const char *file, const void *ret, char *buf,
 		if (!e)
 			e = list + strlen(list);
 		n = (size_t)(e - list);
-		if (n >= 7 && !strncmp(list, "$ORIGIN", 7)) {
-			snprintf(buf, len, "%.*s%.*s/%s", (int)olen,
-			         slash ? di.dli_fname : ".", (int)(n - 7),
-			         list + 7, file);
-		} else if (n >= 9 && !strncmp(list, "${ORIGIN}", 9)) {
-			snprintf(buf, len, "%.*s%.*s/%s", (int)olen,
-			         slash ? di.dli_fname : ".", (int)(n - 9),
-			         list + 9, file);
-		} else {
-			snprintf(buf, len, "%.*s/%s", (int)n, list, file);
-		}
+		/* $ORIGIN or ${ORIGIN} at the start: the caller's folder. */
+		tok = n >= 7 && !strncmp(list, "$ORIGIN", 7)     ? 7
+		      : n >= 9 && !strncmp(list, "${ORIGIN}", 9) ? 9
+		                                                 : 0;
+		snprintf(buf, len, "%.*s%.*s/%s", tok ? (int)olen : 0,
+		         slash ? di.dli_fname : ".", (int)(n - tok), list + tok,
+		         file);
 		if (!access(buf, F_OK))
 			return buf;
 	}
