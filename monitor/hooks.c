@@ -392,7 +392,7 @@ static int resolve(void *libc, char *why, size_t why_len)
  * kernel through its own GOT, which these hooks see). */
 static void use_reloc(void *libc, int i, const char *reason)
 {
-	void *glibc_free = dlsym(libc, "free");
+	void *glibc_free;
 
 	atomic_store(&mech[i], M_RELOC);
 	relocs[i].hook = hooks[i];
@@ -403,8 +403,10 @@ static void use_reloc(void *libc, int i, const char *reason)
 		snprintf(reloc_how[H_SBRK], sizeof(reloc_how[H_SBRK]),
 		         "libc's sbrk calls its brk inside libc");
 	}
-	if (i == H_SHMDT || i == H_MMAP || relocs[H_FREE].hook || !glibc_free ||
-	    dlsym(RTLD_DEFAULT, "free") != glibc_free)
+	if (i == H_SHMDT || i == H_MMAP || relocs[H_FREE].hook)
+		return;
+	glibc_free = dlsym(libc, "free");
+	if (!glibc_free || dlsym(RTLD_DEFAULT, "free") != glibc_free)
 		return;
 	usable = (size_t(*)(void *))dlsym(libc, "malloc_usable_size");
 	if (!usable)
