@@ -173,7 +173,7 @@ UNSEEN static int access_auth(struct hmr_domain *d, const void *auth_key,
 	    (access != FI_REMOTE_READ && access != FI_REMOTE_WRITE) ||
 	    (auth_key_size && !auth_key))
 		return -FI_EINVAL;
-	s = hmr__shard(d, hmr__key_shard(key));
+	s = hmr__shard(d, hmr__key_shard(d, key));
 	if (!check_unlocked(d, s, auth_key, auth_key_size, key, addr, len,
 	                    access, ptr, &ret)) {
 		/* Readers change nothing a lock-free reader reads: the

@@ -12,11 +12,12 @@
 #include "core/keymap.h"
 
 /*
- * Locks.  A domain's keys are split into HMR_SHARDS shards by their low
- * bits, each shard with its own mutex (hmr_shard.lock), so that threads
- * registering, closing and checking MRs of different shards share no lock
- * and no written cache line: the software domain scales across threads
- * (one domain-wide write lock made two threads slower than one).
+ * Locks.  A domain's keys are split into HMR_SHARDS shards (hmr__key_shard:
+ * a hash of a requested key, a provider key's low bits), each shard with its
+ * own mutex (hmr_shard.lock), so that threads registering, closing and checking
+ * MRs of different shards share no lock and no written cache line: the software
+ * domain scales across threads (one domain-wide write lock made two threads
+ * slower than one).
  * - An MR belongs to one shard (hmr_mr.shard): its key's, or, for a NIC's
  *   keys, the registering thread's.  Its publication, close, bindings and
  *   enabled state change under that shard's lock, taken as a writer
@@ -154,9 +155,9 @@ struct hmr_mr {
  * -FI_EBADF; after that the memory may hold a new MR (doc/software-
  * domain.md states the window). */
 #define HMR_MR_SHELLS 256
-/* Shards of a domain's key space: a power of two; keys shard by their low
- * bits (applications often number their keys in sequence). */
-#define HMR_SHARDS 16
+/* Shards of a domain's key space: a power of two (hmr__key_shard). */
+#define HMR_SHARD_BITS 4
+#define HMR_SHARDS     (1 << HMR_SHARD_BITS)
 /* How many closed domains the process keeps as shells (domain.c). */
 #define HMR_DOMAIN_SHELLS 64
 
@@ -228,11 +229,6 @@ static inline struct hmr_shard *hmr__shard(struct hmr_domain *d, size_t i)
 	return &d->shards[i & (HMR_SHARDS - 1)];
 }
 
-static inline size_t hmr__key_shard(uint64_t key)
-{
-	return (size_t)(key & (HMR_SHARDS - 1));
-}
-
 /* core/shard.c: the shard for the next MR this thread registers when no
  * key decides it before registration (provider keys, a NIC's keys): each
  * call moves on to the next shard, from a start spread over threads. */
@@ -251,6 +247,33 @@ static inline bool hmr__allocated(const struct hmr_domain *d)
 static inline bool hmr__prov_key(const struct hmr_domain *d)
 {
 	return (d->mr_mode & FI_MR_PROV_KEY) || d->mr_mode == FI_MR_BASIC;
+}
+
+/*
+ * The shard of a key: where its MR, or its mapped raw key, lives.
+ * - A requested key is the application's choice, and a common choice
+ *   numbers each thread's keys with the thread in the high bits and a
+ *   counter in the low ones.  Low bits alone would put two such threads in
+ *   the same shard at every step, on one lock (4.1x one thread's cost in a
+ *   two-thread benchmark).  So the shard comes from a hash of the whole
+ *   key: splitmix64's mixer (two xor-shift-multiply rounds), whose top
+ *   bits depend on every bit of the key.  One multiply is not enough: keys
+ *   (t << 16) + c of two threads then differ by a constant product, and
+ *   met in one shard at 1/4 of the steps.  Nor is the key map's constant
+ *   (keymap.h): a shard's keys would share the top bits of their key-map
+ *   hash and crowd 1/16 of each table.
+ * - A provider key is hmr's choice, made per shard (core/mr.c alloc_key:
+ *   i, i + HMR_SHARDS, ...): its low bits name its shard.
+ */
+static inline size_t hmr__key_shard(const struct hmr_domain *d, uint64_t key)
+{
+	uint64_t h;
+
+	if (hmr__prov_key(d))
+		return (size_t)(key & (HMR_SHARDS - 1));
+	h = (key ^ (key >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+	return (size_t)(h >> (64 - HMR_SHARD_BITS));
 }
 
 /* core/mr.c */

@@ -355,7 +355,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 			return ret;
 	}
 	shard = hmr__prov_key(d) ? hmr__thread_shard()
-	                         : hmr__key_shard(req->attr.requested_key);
+	                         : hmr__key_shard(d, req->attr.requested_key);
 	if (!hmr__prov_key(d))
 		hmr__keymap_prefetch(&hmr__shard(d, shard)->mrs,
 		                     req->attr.requested_key);

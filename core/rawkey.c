@@ -84,7 +84,7 @@ int hmr__domain_map_raw(struct hmr_domain *d, struct fi_mr_map_raw *map)
 		         "not an hmr raw key");
 		return -FI_EINVAL;
 	}
-	s = hmr__shard(d, hmr__key_shard(rk.key));
+	s = hmr__shard(d, hmr__key_shard(d, rk.key));
 	pthread_mutex_lock(&s->lock);
 	/* Liveness is known only for keys this domain looks up itself. */
 	if (rk.tag == d->tag && !d->registrar->provides_keys &&
@@ -111,7 +111,7 @@ out:
 
 int hmr__domain_unmap_key(struct hmr_domain *d, uint64_t key)
 {
-	struct hmr_shard *s = hmr__shard(d, hmr__key_shard(key));
+	struct hmr_shard *s = hmr__shard(d, hmr__key_shard(d, key));
 	uintptr_t count;
 	int ret = 0;
 

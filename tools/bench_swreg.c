@@ -111,9 +111,11 @@ static void *pair_thread(void *p)
 	return NULL;
 }
 
-/* Per-thread ns per pair with n threads on one domain, own keys each;
+/* Per-thread ns per pair with n threads on one domain, own keys each:
+ * apart in their low bits, or (high) with the thread number in bits 48
+ * and up, as applications that give each thread a key range number them;
  * *cpu: the same in the threads' CPU time. */
-static double threads_ns(struct fid_domain *d, int n, double *cpu)
+static double threads_ns(struct fid_domain *d, int n, int high, double *cpu)
 {
 	struct thread_arg a[8];
 	pthread_t t[8];
@@ -123,7 +125,8 @@ static double threads_ns(struct fid_domain *d, int n, double *cpu)
 	*cpu = 0;
 	for (i = 0; i < n; i++) {
 		a[i].d = d;
-		a[i].key0 = 1000000 + (uint64_t)i * 7919;
+		a[i].key0 = high ? ((uint64_t)i << 48) + 7
+		                 : 1000000 + (uint64_t)i * 7919;
 		if (pthread_create(&t[i], NULL, pair_thread, &a[i]))
 			exit(1);
 	}
@@ -214,7 +217,7 @@ int bench_swreg(int argc, char **argv)
 	struct fid_domain *d[NSIDES], *alloc = hmr_domain(FI_MR_ALLOCATED);
 	double pair[NSIDES][RUNS], lreg[NSIDES][RUNS], lclose[NSIDES][RUNS];
 	double t1[RUNS], t2[RUNS], acc[RUNS], raw[RUNS], al[RUNS];
-	double c1[RUNS], c2[RUNS], cacc[RUNS];
+	double c1[RUNS], c2[RUNS], cacc[RUNS], th[RUNS], ch[RUNS];
 	char why[256];
 	int s, r;
 
@@ -241,8 +244,9 @@ int bench_swreg(int argc, char **argv)
 			live_ns(d[s], &lreg[s][r], &lclose[s][r]);
 		}
 		al[r] = pair_ns(alloc, 7);
-		t1[r] = threads_ns(d[0], 1, &c1[r]);
-		t2[r] = threads_ns(d[0], 2, &c2[r]);
+		t1[r] = threads_ns(d[0], 1, 0, &c1[r]);
+		t2[r] = threads_ns(d[0], 2, 0, &c2[r]);
+		th[r] = threads_ns(d[0], 2, 1, &ch[r]);
 		acc[r] = access_ns(d[0], &cacc[r]);
 		raw[r] = raw_ns(d[0]);
 	}
@@ -257,6 +261,8 @@ int bench_swreg(int argc, char **argv)
 	row("reg + close under FI_MR_ALLOCATED", al, &pair[0], 1);
 	row("reg + close, 2 threads, per thread", t2, &t1, 1);
 	row("the same, threads' CPU time", c2, &c1, 1);
+	row("2 threads, keys apart in bits 48+", th, &t1, 1);
+	row("the same, threads' CPU time", ch, &c1, 1);
 	printf("| %-40s | %7.1f ns |\n", "hmr_mr_access on a hit",
 	       bench_median(acc, RUNS));
 	printf("| %-40s | %7.1f ns |\n", "the same, thread's CPU time",
