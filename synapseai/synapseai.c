@@ -46,7 +46,8 @@ static int syn_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
 	uintptr_t p = (uintptr_t)ptr;
 	uint64_t base, size;
 
-	if (in_hbm(p, 1)) {
+	/* Until the process holds the device, no memory is the Gaudi's. */
+	if (hmr__synapseai_held() && in_hbm(p, 1)) {
 		if (!in_hbm(p, len ? len : 1)) {
 			hmr_warn("[%p, +%zu) runs past the end of the Gaudi's "
 			         "HBM [%#llx, +%llu)",
@@ -170,7 +171,7 @@ static int syn_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
 	int ret;
 
 	(void)flags; /* Gaudi offers no choice of mapping. */
-	if (!in_hbm(p, len)) {
+	if (!hmr__synapseai_held() || !in_hbm(p, len)) {
 		hmr_warn("[%p, +%zu) is not inside the Gaudi's HBM [%#llx, "
 		         "+%llu): only device memory is exported",
 		         ptr, len, (unsigned long long)s->hbm_base,

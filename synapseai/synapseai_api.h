@@ -169,9 +169,13 @@ HMR_HLTHUNK_CALLS(HMR_SYN_FN_TYPE)
 #undef HMR_SYN_FN_TYPE
 
 /*
- * The loaded runtime and what start-up learned.  Written once by
- * hmr__synapseai_load (under hmem's once), read-only afterwards; the
- * mutable copy and host-mapping state lives in synapseai_host.c.
+ * The loaded runtime and what start-up learned: the entry points and
+ * counts, written once by hmr__synapseai_load (under hmem's once).  The
+ * device's fields (acquired, device, device_fd, module, device_type,
+ * hbm_base, hbm_size) are written by synapseai_device.c under its lock
+ * before it publishes the device as held, and are read only while
+ * hmr__synapseai_held() is true.
+ * The mutable copy and host-mapping state lives in synapseai_host.c.
  */
 struct hmr_synapseai {
 #define HMR_SYN_MEMBER(name, req, ret, params) hmr_##name##_fn name;
@@ -192,9 +196,29 @@ struct hmr_synapseai {
 
 extern struct hmr_synapseai hmr__synapseai;
 
-/* synapseai_load.c: dlopen both libraries, start, acquire; and back. */
+/* synapseai_load.c: dlopen both libraries and start; and back. */
 int hmr__synapseai_load(char *why, size_t why_len);
 void hmr__synapseai_unload(void);
+
+/*
+ * synapseai_device.c: the process's one device.  hmr never acquires it on
+ * its own account (a framework's acquire would then fail): Gaudi memory
+ * classifies as such only while the process holds the device, which hmr
+ * notices lazily.  Only hmr_hmem_alloc may acquire, and gives back what it
+ * acquired.
+ */
+/* Whether the device is held, with its fields valid: one atomic load once
+ * seen; until then each call asks the runtime (synDeviceGetInfoV2). */
+bool hmr__synapseai_held(void);
+/* 0 while held; else -FI_ENODEV and a warning naming `what`. */
+int hmr__synapseai_need(const char *what);
+/* hmr_hmem_alloc: the held device, acquired by hmr when nobody holds it;
+ * 0, or the acquire's error.  Each success is paired with one
+ * hmr__synapseai_alloc_done, when the allocation is freed or failed. */
+int hmr__synapseai_hold_for_alloc(void);
+void hmr__synapseai_alloc_done(void);
+/* Unload: gives back a device hmr acquired, drops hmr's host state. */
+void hmr__synapseai_device_fini(void);
 
 /*
  * The error wrappers every vendor result goes through: 0 on success;

@@ -135,6 +135,9 @@ int hmr__synapseai_host_register(void *ptr, size_t len)
 		hmr_info("synapseai: libSynapse lacks synHostMap/synHostUnmap");
 		return -FI_ENOSYS;
 	}
+	ret = hmr__synapseai_need("hmr_hmem_host_register");
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&lock);
 	if (map_overlaps(p, len)) {
 		/* Synapse would "map" it without adding a mapping, and the

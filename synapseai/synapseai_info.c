@@ -88,7 +88,17 @@ int hmr__synapseai_device(uint32_t index, struct hmr_hmem_device_info *info)
 
 	if (index != 0)
 		return -FI_ENOENT;
-	info->device = s->device;
+	info->device = 0;
+	if (!hmr__synapseai_held()) {
+		/* Nothing to ask without the device, and hmr never acquires
+		 * it to find out (synapseai_device.c). */
+		snprintf(info->name, sizeof(info->name),
+		         "Gaudi, not acquired by this process");
+		info->dmabuf = -1;
+		snprintf(info->dmabuf_why, sizeof(info->dmabuf_why),
+		         "unknown until the application acquires the Gaudi");
+		return 0;
+	}
 	snprintf(info->name, sizeof(info->name), "%s module %u",
 	         type_name(s->device_type), s->module);
 	dmabuf_support(info);
@@ -101,22 +111,35 @@ int hmr__synapseai_alloc(uint64_t device, size_t len, void **ptr)
 	uint64_t p = 0;
 	int ret;
 
-	if (!s->synDeviceMalloc)
+	if (!s->synDeviceMalloc || !s->synDeviceFree)
 		return -FI_ENOSYS;
-	if (device != s->device)
+	if (device != 0) /* the process's one device */
 		return -FI_EINVAL;
+	/* The one call that may acquire the device (synapseai_device.c). */
+	ret = hmr__synapseai_hold_for_alloc();
+	if (ret)
+		return ret;
 	ret = HMR_SYN(synDeviceMalloc, s->device, len, 0, 0, &p);
-	if (!ret)
-		*ptr = (void *)(uintptr_t)p;
-	return ret;
+	if (ret) {
+		hmr__synapseai_alloc_done();
+		return ret;
+	}
+	*ptr = (void *)(uintptr_t)p;
+	return 0;
 }
 
-/* Classification needs no update: the address stays in the HBM range. */
+/* Classification needs no update: the address stays in the HBM range
+ * while the device is held; the last of hmr's allocations gives back a
+ * device hmr acquired for them. */
 int hmr__synapseai_free(void *ptr)
 {
 	const struct hmr_synapseai *s = &hmr__synapseai;
+	int ret;
 
 	if (!s->synDeviceFree)
 		return -FI_ENOSYS;
-	return HMR_SYN(synDeviceFree, s->device, (uintptr_t)ptr, 0);
+	ret = HMR_SYN(synDeviceFree, s->device, (uintptr_t)ptr, 0);
+	if (!ret)
+		hmr__synapseai_alloc_done();
+	return ret;
 }

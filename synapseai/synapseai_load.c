@@ -20,21 +20,13 @@ HMR_CONFIG_VAR(HMR_HLTHUNK_LIBRARY, NULL,
                "hcclLookupDMABuff)");
 
 /*
- * Start-up: synInitialize, synDeviceGetCount (0: absent, with the
- * reason), synDeviceAcquire, synDeviceGetInfoV2 for the HBM range.
+ * Start-up: synInitialize, then synDeviceGetCount (0: absent, with the
+ * reason).  The device itself is never acquired here: synapseai_device.c
+ * says why, and notices when the application holds it.
  *
- * Synapse is one instance per process, shared with the application, and
- * holds at most ONE acquired device per process, whose id is 0
- * (Intel_Gaudi3_Software synapse/src/runtime/common: device_manager.cpp).
- * So:
+ * Synapse is one instance per process, shared with the application:
  * - A second synInitialize is a no-op returning synSuccess [S1]: hmr
  *   calls it whether or not the application did.
- * - If the application acquired the device first, synDeviceAcquire says
- *   synDeviceAlreadyAcquired and leaves the id alone: hmr then works on
- *   the application's device, id 0, and never releases it.  If hmr
- *   acquires it, the application's own acquire later gets
- *   synDeviceAlreadyAcquired and can go on with id 0; hmr releases the
- *   device at fini only when hmr acquired it.
  * - synDestroy is never called (it is not even loaded).  It tears down
  *   the process's one runtime, under the application's feet, and it can
  *   hang on a host without a Gaudi, which is why libfabric never calls
@@ -204,74 +196,10 @@ absent:
 	hmr__synapseai.hlthunk_device_mapped_memory_export_dmabuf_fd = NULL;
 }
 
-/* The device: acquired by hmr, or the application's (then not ours). */
-static int acquire(char *why, size_t why_len)
-{
-	struct hmr_synapseai *s = &hmr__synapseai;
-	hmr_synDeviceId id = 0;
-	char text[128];
-	hmr_synStatus st = s->synDeviceAcquire(&id, NULL);
-
-	if (st == HMR_synSuccess) {
-		s->acquired = true;
-		s->device = id;
-		return 0;
-	}
-	if (st == HMR_synDeviceAlreadyAcquired) {
-		/* The application's; Synapse numbers it 0. */
-		s->device = 0;
-		return 0;
-	}
-	snprintf(why, why_len, "synDeviceAcquire: %s (%u Gaudi on the host)",
-	         status_text(st, text, sizeof(text)), s->device_count);
-	/* Every device held by other processes: none for this one. */
-	return st == HMR_synNoDeviceFound ? -FI_ENOSYS : -FI_EIO;
-}
-
-/* The HBM range every device pointer of this process lies in. */
-static int device_info(char *why, size_t why_len)
-{
-	struct hmr_synapseai *s = &hmr__synapseai;
-	hmr_synDeviceInfoV2 info;
-	char text[128];
-	hmr_synStatus st;
-
-	memset(&info, 0, sizeof(info));
-	st = s->synDeviceGetInfoV2(s->device, &info);
-	if (st != HMR_synSuccess) {
-		snprintf(why, why_len, "synDeviceGetInfoV2: %s",
-		         status_text(st, text, sizeof(text)));
-		return -FI_EIO;
-	}
-	if (!info.globalHbmBaseAddress ||
-	    !hmr__range_valid(info.globalHbmBaseAddress, info.dramSize)) {
-		snprintf(why, why_len,
-		         "synDeviceGetInfoV2: no HBM range (base %#llx, %llu "
-		         "bytes)",
-		         (unsigned long long)info.globalHbmBaseAddress,
-		         (unsigned long long)info.dramSize);
-		return -FI_EIO;
-	}
-	s->hbm_base = info.globalHbmBaseAddress;
-	s->hbm_size = info.dramSize;
-	s->device_fd = (int)info.fd;
-	s->module = info.deviceIndex;
-	s->device_type = (int)info.deviceType;
-	hmr_info("synapseai: device %u (module %u, %s by hmr), HBM [%#llx, "
-	         "+%llu), dma-buf via %s",
-	         s->device, s->module,
-	         s->acquired ? "acquired" : "not acquired",
-	         (unsigned long long)s->hbm_base,
-	         (unsigned long long)s->hbm_size,
-	         s->hlthunk ? "hl-thunk" : "hcclLookupDMABuff");
-	return 0;
-}
-
 static int start(char *why, size_t why_len)
 {
 	struct hmr_synapseai *s = &hmr__synapseai;
 	char text[128];
-	int ret;
 	hmr_synStatus st = s->synInitialize();
 
 	if (st != HMR_synSuccess) {
@@ -290,17 +218,13 @@ static int start(char *why, size_t why_len)
 		         "no Gaudi device (synDeviceGetCount says 0)");
 		return -FI_ENOSYS;
 	}
-	ret = acquire(why, why_len);
-	if (ret)
-		return ret;
-	ret = device_info(why, why_len);
-	if (ret && s->acquired) {
-		/* Given back for the application; its failure changes
-		 * nothing hmr could do. */
-		(void)s->synDeviceRelease(s->device);
-		s->acquired = false;
-	}
-	return ret;
+	/* Never acquired here (synapseai_device.c): only noticed. */
+	if (!hmr__synapseai_held())
+		hmr_info("synapseai: %u Gaudi on the host; this process holds "
+		         "none yet: its memory classifies as Gaudi memory once "
+		         "the application acquires one",
+		         s->device_count);
+	return 0;
 }
 
 int hmr__synapseai_load(char *why, size_t why_len)
@@ -330,12 +254,7 @@ int hmr__synapseai_load(char *why, size_t why_len)
 
 void hmr__synapseai_unload(void)
 {
-	struct hmr_synapseai *s = &hmr__synapseai;
-
-	hmr__synapseai_host_fini();
 	/* At exit the application may have released the device or ended
-	 * the runtime already: a failure here is no news. */
-	if (s->acquired && s->synDeviceRelease(s->device) != HMR_synSuccess)
-		hmr_info("synapseai: synDeviceRelease at exit failed");
-	s->acquired = false;
+	 * the runtime already: failures there are no news. */
+	hmr__synapseai_device_fini();
 }

@@ -60,11 +60,24 @@ HMR_TEST(synapseai_absent_with_zero_devices_promptly)
 	ASSERT_EQ(app.calls("synDestroy"), 0);
 }
 
-/* Every Gaudi held by another process: none for this one. */
-HMR_TEST(synapseai_absent_when_no_device_is_free)
+/* Every Gaudi held by another process: the backend is there (hmr never
+ * acquires to find out), and only an allocation, which must acquire, says
+ * that none is free. */
+HMR_TEST(synapseai_alloc_says_when_no_device_is_free)
 {
+	struct hmr_hmem_info info;
+	char buf[64];
+	void *p = NULL;
+
 	case_env("HMR_SIM_SYNAPSEAI_FAIL", "synDeviceAcquire=synNoDeviceFound");
-	expect_absent("synDeviceAcquire: synNoDeviceFound (8)");
+	app_load();
+	ASSERT_OK(hmr_hmem_status(FI_HMEM_SYNAPSEAI, NULL, 0));
+	ASSERT_OK(hmr_hmem_query(buf, sizeof(buf), &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYSTEM);
+	ASSERT_EQ(app.calls("synDeviceAcquire"), 0);
+	ASSERT_EQ(hmr_hmem_alloc(FI_HMEM_SYNAPSEAI, 0, 4096, &p), -FI_ENODEV);
+	ASSERT_PTR_EQ(p, NULL);
+	ASSERT_EQ(app.calls("synDeviceAcquire"), 1);
 }
 
 HMR_TEST(synapseai_not_selected_by_hmr_hmem)
@@ -73,16 +86,19 @@ HMR_TEST(synapseai_not_selected_by_hmr_hmem)
 	expect_absent("not selected");
 }
 
-/* A failure after hmr acquired the device gives the device back. */
-HMR_TEST(synapseai_failed_start_releases_the_device)
+/* An allocation that acquired the device and then cannot use it gives
+ * the device back: the application can have it. */
+HMR_TEST(synapseai_failed_alloc_start_releases_the_device)
 {
 	synDeviceId id = 99;
+	void *p = NULL;
 
 	case_env("HMR_SIM_SYNAPSEAI_FAIL", "synDeviceGetInfoV2");
 	app_load();
-	expect_absent("synDeviceGetInfoV2: synFail (26)");
+	ASSERT_OK(hmr_hmem_status(FI_HMEM_SYNAPSEAI, NULL, 0));
+	ASSERT_EQ(hmr_hmem_alloc(FI_HMEM_SYNAPSEAI, 0, 4096, &p), -FI_EIO);
+	ASSERT_EQ(app.calls("synDeviceAcquire"), 1);
 	ASSERT_EQ(app.calls("synDeviceRelease"), 1);
-	/* Free again: the application can have it. */
 	ASSERT_EQ(app.synDeviceAcquireByModuleId(&id, 0), synSuccess);
 	ASSERT_EQ(app.calls("synDestroy"), 0);
 }

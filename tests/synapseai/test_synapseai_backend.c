@@ -135,25 +135,50 @@ HMR_TEST(synapseai_wrong_device_hint_is_refused)
 	ASSERT_OK(fi_close(&d->fid));
 }
 
-/* hmr started first: it acquires; the application goes on with id 0. */
-HMR_TEST(synapseai_acquires_when_application_has_not)
+/*
+ * hmr starts first and is asked everything a framework's first calls ask
+ * (status, backend and device info, a query, an FI_HMEM domain, a
+ * registration of host memory): it never acquires the Gaudi, so the
+ * application's own acquire then succeeds, and hmr classifies its memory.
+ */
+HMR_TEST(synapseai_hmr_first_never_acquires_the_application_device)
 {
+	struct hmr_hmem_backend_info b = HMR_HMEM_BACKEND_INFO_INIT;
+	struct hmr_hmem_device_info di = HMR_HMEM_DEVICE_INFO_INIT;
 	synDeviceId id = 99;
 	struct hmr_hmem_info info;
+	struct fid_domain *d;
+	struct fid_mr *mr;
+	char host[4096];
 	uint64_t p;
 
 	app_load();
 	ASSERT_OK(hmr_hmem_status(FI_HMEM_SYNAPSEAI, NULL, 0));
-	ASSERT_EQ(app.synDeviceAcquireByModuleId(&id, 0),
-	          synDeviceAlreadyAcquired);
+	ASSERT_OK(hmr_hmem_backend_info(FI_HMEM_SYNAPSEAI, &b));
+	ASSERT_OK(hmr_hmem_device_info(FI_HMEM_SYNAPSEAI, 0, &di));
+	expect_host(host, sizeof(host));
+	d = hmem_domain();
+	ASSERT_OK(reg_iface(d, (uintptr_t)host, sizeof(host), FI_HMEM_SYSTEM, 0,
+	                    &mr));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_EQ(app.calls("synDeviceAcquire"), 0);
+	ASSERT_EQ(app.synInitialize(), synSuccess);
+	ASSERT_EQ(app.synDeviceAcquireByModuleId(&id, 0), synSuccess);
+	ASSERT_EQ(id, 0);
 	ASSERT_EQ(app.synDeviceGetInfoV2(0, &app.info), synSuccess);
 	p = app_malloc(MIB);
 	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)p, MIB, &info));
 	ASSERT_EQ(info.iface, FI_HMEM_SYNAPSEAI);
 	ASSERT_U64_EQ(info.base, app.info.globalHbmBaseAddress);
+	ASSERT_OK(reg_iface(d, p, MIB, FI_HMEM_SYNAPSEAI, 0, &mr));
+	ASSERT_OK(fi_close(&mr->fid));
+	ASSERT_OK(fi_close(&d->fid));
+	ASSERT_EQ(app.calls("synDeviceAcquire"), 0);
+	ASSERT_EQ(app.calls("synDeviceRelease"), 0);
 }
 
-/* The application acquired first: hmr works on that device. */
+/* The application acquired first: hmr works on that device, without an
+ * acquire or a release of its own. */
 HMR_TEST(synapseai_shares_the_application_device)
 {
 	struct hmr_hmem_info info;
@@ -161,12 +186,86 @@ HMR_TEST(synapseai_shares_the_application_device)
 
 	app_start();
 	ASSERT_OK(hmr_hmem_status(FI_HMEM_SYNAPSEAI, NULL, 0));
-	ASSERT_EQ(app.calls("synDeviceAcquire"), 1); /* hmr's, refused */
 	p = app_malloc(MIB);
 	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)p, 64, &info));
 	ASSERT_EQ(info.iface, FI_HMEM_SYNAPSEAI);
+	ASSERT_EQ(app.calls("synDeviceAcquire"), 0);
 	ASSERT_EQ(app.calls("synDeviceRelease"), 0);
 	ASSERT_EQ(app.calls("synDestroy"), 0);
+}
+
+/*
+ * hmr queries before any acquire, and again after: before, nothing is the
+ * Gaudi's (not even the address the HBM will be at) and what needs the
+ * device says so; after, the application's memory is the Gaudi's.
+ */
+HMR_TEST(synapseai_notices_the_application_acquire_after_queries)
+{
+	struct hmr_hmem_info info;
+	unsigned char *hbuf = aligned_alloc(4096, 65536);
+	synDeviceId id = 99;
+	uint64_t p, offset;
+	int fd;
+
+	app_load();
+	expect_host(hbuf, 65536);
+	ASSERT_EQ(hmr_hmem_host_register(FI_HMEM_SYNAPSEAI, hbuf, 65536),
+	          -FI_ENODEV);
+	ASSERT_EQ(app.synInitialize(), synSuccess);
+	ASSERT_EQ(app.synDeviceAcquireByModuleId(&id, 0), synSuccess);
+	ASSERT_EQ(app.synDeviceGetInfoV2(0, &app.info), synSuccess);
+	p = app_malloc(MIB);
+	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)(p + 64), 64, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYNAPSEAI);
+	ASSERT_OK(hmr_hmem_dmabuf_get((void *)(uintptr_t)p, 4096, 0, &fd,
+	                              &offset));
+	ASSERT_U64_EQ(offset, p - app.info.globalHbmBaseAddress);
+	ASSERT_OK(hmr_hmem_dmabuf_put((void *)(uintptr_t)p, fd));
+	ASSERT_OK(hmr_hmem_host_register(FI_HMEM_SYNAPSEAI, hbuf, 65536));
+	ASSERT_OK(hmr_hmem_host_unregister(FI_HMEM_SYNAPSEAI, hbuf, 65536));
+	ASSERT_EQ(app.calls("synDeviceAcquire"), 0);
+	free(hbuf);
+}
+
+/* hmr_hmem_alloc asks for device memory: with nobody holding the Gaudi it
+ * acquires it, and the last free gives it back for the application. */
+HMR_TEST(synapseai_alloc_acquires_and_its_last_free_releases)
+{
+	struct hmr_hmem_info info;
+	synDeviceId id = 99;
+	void *a, *b;
+	uint64_t p;
+
+	app_load();
+	ASSERT_OK(hmr_hmem_alloc(FI_HMEM_SYNAPSEAI, 0, MIB, &a));
+	ASSERT_OK(hmr_hmem_alloc(FI_HMEM_SYNAPSEAI, 0, MIB, &b));
+	ASSERT_EQ(app.calls("synDeviceAcquire"), 1);
+	ASSERT_OK(hmr_hmem_query(a, MIB, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYNAPSEAI);
+	ASSERT_OK(hmr_hmem_free(FI_HMEM_SYNAPSEAI, a));
+	ASSERT_EQ(app.calls("synDeviceRelease"), 0);
+	ASSERT_OK(hmr_hmem_free(FI_HMEM_SYNAPSEAI, b));
+	ASSERT_EQ(app.calls("synDeviceRelease"), 1);
+	/* The application's turn, and hmr notices it. */
+	ASSERT_EQ(app.synDeviceAcquireByModuleId(&id, 0), synSuccess);
+	ASSERT_EQ(app.synDeviceGetInfoV2(0, &app.info), synSuccess);
+	p = app_malloc(MIB);
+	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)p, MIB, &info));
+	ASSERT_EQ(info.iface, FI_HMEM_SYNAPSEAI);
+	ASSERT_EQ(app.calls("synDeviceAcquire"), 1);
+}
+
+/* With the application's device held, hmr_hmem_alloc allocates on it and
+ * neither acquires nor releases. */
+HMR_TEST(synapseai_alloc_uses_the_application_device)
+{
+	void *a;
+
+	app_start();
+	ASSERT_OK(hmr_hmem_alloc(FI_HMEM_SYNAPSEAI, 0, MIB, &a));
+	ASSERT_OK(hmr_hmem_free(FI_HMEM_SYNAPSEAI, a));
+	ASSERT_EQ(app.calls("synDeviceAcquire"), 0);
+	ASSERT_EQ(app.calls("synDeviceRelease"), 0);
 }
 
 /* 2.5 MiB + 7 bytes: three trips through the 1 MiB staging buffer. */

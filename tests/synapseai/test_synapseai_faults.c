@@ -211,10 +211,12 @@ static void flow(bool hccl)
 		ASSERT_OK(fi_close(&mr->fid));
 	ASSERT_OK(fi_close(&d->fid));
 	info_calls();
-	CLEAN(hmr_hmem_free(FI_HMEM_SYNAPSEAI, dev));
+	/* Before the last free: it gives back the device hmr acquired for
+	 * the allocation, and the runtime closes the device's own fds. */
 	ASSERT_EQ(hmr_test_open_fds() - hbm_fds(), fds);
 	/* HCL's fd may have been made; no dma-buf of hmr's is left. */
 	ASSERT_LE(hbm_fds(), hbm + (hccl ? 1 : 0));
+	CLEAN(hmr_hmem_free(FI_HMEM_SYNAPSEAI, dev));
 	/* What exit does (hmem's destructor): stream, staging, device;
 	 * hbuf is unmapped by then even if its unregister failed. */
 	hmr__synapseai_unload();

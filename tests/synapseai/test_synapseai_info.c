@@ -19,7 +19,7 @@ HMR_TEST(synapseai_device_info_probes_hlthunk_export)
 	struct hmr_hmem_device_info d = HMR_HMEM_DEVICE_INFO_INIT;
 	int before;
 
-	app_load();
+	app_start();
 	ASSERT_OK(hmr_hmem_status(FI_HMEM_SYNAPSEAI, NULL, 0));
 	before = hmr_test_open_fds();
 	ASSERT_OK(hmr_hmem_device_info(FI_HMEM_SYNAPSEAI, 0, &d));
@@ -37,6 +37,7 @@ HMR_TEST(synapseai_device_info_says_why_export_is_off)
 	struct hmr_hmem_device_info d = HMR_HMEM_DEVICE_INFO_INIT;
 
 	case_env("HMR_SIM_SYNAPSEAI_DMABUF", "0");
+	app_start();
 	ASSERT_OK(hmr_hmem_device_info(FI_HMEM_SYNAPSEAI, 0, &d));
 	ASSERT_EQ(d.dmabuf, 0);
 	ASSERT_TRUE(strstr(d.dmabuf_why, "Operation not supported") != NULL);
@@ -48,11 +49,28 @@ HMR_TEST(synapseai_device_info_without_hlthunk_is_unknown)
 	struct hmr_hmem_device_info d = HMR_HMEM_DEVICE_INFO_INIT;
 
 	case_env("HMR_HLTHUNK_LIBRARY", "/nonexistent/libhl-thunk.so");
-	app_load();
+	app_start();
 	ASSERT_OK(hmr_hmem_device_info(FI_HMEM_SYNAPSEAI, 0, &d));
 	ASSERT_EQ(d.dmabuf, -1);
 	ASSERT_TRUE(strstr(d.dmabuf_why, "hcclLookupDMABuff") != NULL);
 	ASSERT_EQ(app.calls("hcclLookupDMABuff"), 0);
+}
+
+/* Before the application acquires the Gaudi, hmr says so and asks the
+ * device nothing: no export probe, no acquire of its own. */
+HMR_TEST(synapseai_device_info_before_any_acquire_asks_the_device_nothing)
+{
+	struct hmr_hmem_device_info d = HMR_HMEM_DEVICE_INFO_INIT;
+
+	app_load();
+	ASSERT_OK(hmr_hmem_device_info(FI_HMEM_SYNAPSEAI, 0, &d));
+	ASSERT_EQ(d.device, 0);
+	ASSERT_TRUE(strcmp(d.name, "Gaudi, not acquired by this process") == 0);
+	ASSERT_EQ(d.dmabuf, -1);
+	ASSERT_TRUE(strstr(d.dmabuf_why, "acquires") != NULL);
+	ASSERT_EQ(app.calls("hlthunk_device_mapped_memory_export_dmabuf_fd"),
+	          0);
+	ASSERT_EQ(app.calls("synDeviceAcquire"), 0);
 }
 
 HMR_TEST(synapseai_alloc_gives_device_memory_hmr_classifies)
