@@ -343,6 +343,36 @@ static void print_rdma(json_t *root)
 	               STR(o, "nic"), STR(o, "path"), STR(o, "why"));
 }
 
+/* A setting's value as printed: "(unset)" when it has none. */
+static const char *setting_value(json_t *o)
+{
+	const char *v = json_string_value(json_object_get(o, "value"));
+
+	return v ? v : "(unset)";
+}
+
+/* The settings table, its name and value columns as wide as their widest
+ * entry (FI_MR_CUDA_CACHE_MONITOR_ENABLED, a library's path), so that
+ * every value and every source starts in one column. */
+static void print_settings(json_t *settings)
+{
+	int name_w = 0, value_w = 0, n;
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(settings, i, o)
+	{
+		n = (int)strlen(STR(o, "name"));
+		name_w = n > name_w ? n : name_w;
+		n = (int)strlen(setting_value(o));
+		value_w = n > value_w ? n : value_w;
+	}
+	printf("settings (value, where it came from):\n");
+	json_array_foreach(settings, i, o)
+	        printf("  %-*s %-*s (%s)\n", name_w, STR(o, "name"), value_w,
+	               setting_value(o), STR(o, "source"));
+}
+
 static void print_text(json_t *root)
 {
 	json_t *o, *d;
@@ -411,16 +441,7 @@ static void print_text(json_t *root)
 	json_array_foreach(json_object_get(o, "functions"), i, d)
 	        printf("  %-8s %-10s %s\n", STR(d, "name"), STR(d, "mechanism"),
 	               STR(d, "how"));
-	printf("settings (value, where it came from):\n");
-	json_array_foreach(json_object_get(root, "settings"), i, o)
-	{
-		const char *v = json_string_value(json_object_get(o, "value"));
-
-		printf("  %-22s %-10s (%s)\n",
-		       json_string_value(json_object_get(o, "name")),
-		       v ? v : "(unset)",
-		       json_string_value(json_object_get(o, "source")));
-	}
+	print_settings(json_object_get(root, "settings"));
 	printf("self-check:\n");
 	json_array_foreach(json_object_get(root, "self_check"), i, o)
 	{

@@ -30,6 +30,7 @@ static struct fid_domain *open_domain(uint64_t mr_mode)
 	return domain;
 }
 
+/* fi_mr: F1 */
 HMR_TEST(libfabric_header_mr_reg_key_desc_close)
 {
 	struct fid_domain *domain = open_domain(FI_MR_VIRT_ADDR);
@@ -48,6 +49,7 @@ HMR_TEST(libfabric_header_mr_reg_key_desc_close)
 	ASSERT_OK(fi_close(&domain->fid));
 }
 
+/* fi_mr: F21 */
 HMR_TEST(libfabric_header_regattr_old_layout_reads_no_further)
 {
 	struct fid_domain *domain = open_domain(FI_MR_PROV_KEY);
@@ -72,6 +74,7 @@ HMR_TEST(libfabric_header_regattr_old_layout_reads_no_further)
 	ASSERT_OK(fi_close(&domain->fid));
 }
 
+/* fi_mr: F1 F55 */
 HMR_TEST(libfabric_header_raw_attr_map_raw_roundtrip)
 {
 	struct fid_domain *domain =
@@ -98,6 +101,7 @@ HMR_TEST(libfabric_header_raw_attr_map_raw_roundtrip)
 	ASSERT_OK(fi_close(&domain->fid));
 }
 
+/* fi_mr: F1 */
 HMR_TEST(libfabric_header_cntr_read_counts_remote_writes)
 {
 	struct hmr_domain_attr attr = {
@@ -138,6 +142,7 @@ static struct fi_mr_attr *attr_at_page_end(size_t size)
 
 /* A program built on libfabric 1.17's header that uses the init macro is
  * safe without knowing fi_version exists. */
+/* fi_mr: F1 */
 HMR_TEST(libfabric_header_attr_init_records_its_api_version)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;

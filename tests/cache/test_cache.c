@@ -24,6 +24,7 @@ static struct hmr_cache_entry *get(struct hmr_cache *c, uintptr_t s, size_t len,
 }
 
 /* aws-ofi-nccl PR 685: two 64-byte buffers in one page. */
+/* fi_mr: F114 */
 HMR_TEST(cache_hit_covers_whole_range_only)
 {
 	struct fake f;
@@ -101,6 +102,7 @@ HMR_TEST(cache_hit_needs_access_superset_of_high_bits)
 	fake_close(&f, c);
 }
 
+/* fi_mr: F114 */
 HMR_TEST(cache_miss_registers_exact_rights)
 {
 	struct fake f;
@@ -119,6 +121,7 @@ HMR_TEST(cache_miss_registers_exact_rights)
 	fake_close(&f, c);
 }
 
+/* fi_mr: F114 */
 HMR_TEST(cache_put_keeps_idle_entry)
 {
 	struct fake f;
@@ -143,6 +146,7 @@ HMR_TEST(cache_put_keeps_idle_entry)
 	fake_close(&f, c);
 }
 
+/* fi_mr: F117 */
 HMR_TEST(cache_evicts_lru_past_max_count)
 {
 	struct fake_reg *r_a, *r_b;
@@ -170,6 +174,7 @@ HMR_TEST(cache_evicts_lru_past_max_count)
 	fake_close(&f, c);
 }
 
+/* fi_mr: F116 */
 HMR_TEST(cache_evicts_past_max_size)
 {
 	struct fake f;
@@ -186,6 +191,7 @@ HMR_TEST(cache_evicts_past_max_size)
 	fake_close(&f, c);
 }
 
+/* fi_mr: F117 */
 HMR_TEST(cache_max_count_zero_disables)
 {
 	struct fake f;
@@ -209,6 +215,7 @@ HMR_TEST(cache_max_count_zero_disables)
 	fake_close(&f, c);
 }
 
+/* fi_mr: L1 */
 HMR_TEST(cache_merge_regions_overlapping)
 {
 	struct fake_reg *r_a;
@@ -234,6 +241,7 @@ HMR_TEST(cache_merge_regions_overlapping)
 	fake_close(&f, c);
 }
 
+/* fi_mr: L1 */
 HMR_TEST(cache_merge_regions_adjacent)
 {
 	struct fake f;
@@ -256,6 +264,7 @@ HMR_TEST(cache_merge_regions_adjacent)
 	fake_close(&f, c);
 }
 
+/* fi_mr: L1 */
 HMR_TEST(cache_merge_keeps_old_users_valid)
 {
 	struct fake_reg *r_a;
@@ -371,6 +380,7 @@ HMR_TEST(cache_reg_racing_invalidate_is_uncached)
 	fake_close(&f, race_cache);
 }
 
+/* fi_mr: F115 */
 HMR_TEST(cache_different_id_misses)
 {
 	struct fake f;

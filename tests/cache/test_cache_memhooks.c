@@ -39,6 +39,7 @@ static struct fake_reg *touch(struct hmr_cache *c, void *p, size_t len)
 	return r;
 }
 
+/* fi_mr: F114 */
 HMR_TEST(cache_memhooks_munmap_drops_idle_registration_first)
 {
 	struct fake f;

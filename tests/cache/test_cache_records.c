@@ -79,6 +79,7 @@ HMR_TEST(cache_hit_covers_whole_range_at_record_length_limits)
 }
 
 /* The memory identity decides on every hit: packed (id 0) or not. */
+/* fi_mr: F115 */
 HMR_TEST(cache_hit_needs_the_same_memory_id)
 {
 	struct hmr_cache_entry *host, *dev;

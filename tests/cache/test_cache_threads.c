@@ -129,6 +129,7 @@ HMR_TEST(cache_threads_hit_miss_invalidate)
 	run(8, false);
 }
 
+/* fi_mr: L1 */
 HMR_TEST(cache_threads_merge_invalidate)
 {
 	run(64, true);

@@ -32,6 +32,7 @@ HMR_TEST(domain_bind_anything_else_is_enosys)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F13 */
 HMR_TEST(mr_reg_completes_synchronously_after_failed_async_bind)
 {
 	struct fid_domain *domain = open_domain(0, 0);

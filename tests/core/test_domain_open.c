@@ -217,6 +217,7 @@ HMR_TEST(domain_open_accepts_every_listed_cap)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F8 */
 HMR_TEST(domain_open_rejects_key_size_over_8)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
@@ -260,6 +261,7 @@ HMR_TEST(domain_open_rejects_auth_key_size_with_null_key)
 	ASSERT_EQ(open_attr(&attr), -FI_EINVAL);
 }
 
+/* fi_mr: F51 */
 HMR_TEST(domain_open_rejects_basic_with_other_bits)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
@@ -271,6 +273,7 @@ HMR_TEST(domain_open_rejects_basic_with_other_bits)
 	ASSERT_EQ(open_attr(&attr), -FI_EINVAL);
 }
 
+/* fi_mr: F10 */
 HMR_TEST(domain_mr_mode_software_clears_every_bit)
 {
 	ASSERT_U64_EQ(effective_mode_of(HMR_MR_MODE_DEFAULT, 0, 0), 0);
@@ -281,6 +284,7 @@ HMR_TEST(domain_mr_mode_software_clears_every_bit)
 	        0);
 }
 
+/* fi_mr: F52 */
 HMR_TEST(domain_mr_mode_basic_stays_basic)
 {
 	ASSERT_U64_EQ(effective_mode_of(FI_MR_BASIC, 0, 0), FI_MR_BASIC);
@@ -289,6 +293,7 @@ HMR_TEST(domain_mr_mode_basic_stays_basic)
 	        FI_MR_BASIC);
 }
 
+/* fi_mr: F4 */
 HMR_TEST(domain_mr_mode_scalable_means_zero)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
@@ -308,6 +313,7 @@ HMR_TEST(domain_mr_mode_scalable_means_zero)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F10 */
 HMR_TEST(domain_mr_mode_clears_unknown_bits)
 {
 	uint64_t unknown = (1ULL << 12) | (1ULL << 20) | (1ULL << 40);
@@ -330,6 +336,7 @@ HMR_TEST(domain_mr_mode_emulate_keeps_requested_bits)
 	ASSERT_U64_EQ(effective_mode_of(0, 0, HMR_DOMAIN_EMULATE_MR_MODE), 0);
 }
 
+/* fi_mr: F46 F50 */
 HMR_TEST(domain_mr_mode_emulate_needs_caps_for_hmem_coll_rma_event)
 {
 	uint64_t capped = FI_MR_HMEM | FI_MR_COLLECTIVE | FI_MR_RMA_EVENT;
@@ -374,6 +381,7 @@ HMR_TEST(version_matches_header)
 	ASSERT_TRUE(strstr(s, want) != NULL);
 }
 
+/* fi_mr: F26 */
 HMR_TEST(strerror_ignores_sign_and_never_returns_null)
 {
 	static const int codes[] = {0,
@@ -449,6 +457,7 @@ HMR_TEST(domain_close_busy_while_endpoint_open)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F59 */
 HMR_TEST(domain_close_busy_while_key_mapped)
 {
 	struct fid_domain *peer = open_domain(0, 0);

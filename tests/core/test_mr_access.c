@@ -16,6 +16,7 @@ static int access_at(struct fid_domain *domain, uint64_t key, uint64_t addr,
 	return hmr_mr_access(domain, key, addr, len, access, ptr);
 }
 
+/* fi_mr: F35 */
 HMR_TEST(mr_access_virt_addr_names_virtual_address)
 {
 	struct fid_domain *domain = open_domain(FI_MR_VIRT_ADDR, 0);
@@ -38,6 +39,7 @@ HMR_TEST(mr_access_virt_addr_names_virtual_address)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F7 */
 HMR_TEST(mr_access_zero_based_names_offset)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -56,6 +58,7 @@ HMR_TEST(mr_access_zero_based_names_offset)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F53 */
 HMR_TEST(mr_access_basic_mode_names_virtual_address)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
@@ -75,6 +78,7 @@ HMR_TEST(mr_access_basic_mode_names_virtual_address)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F7 F20 */
 HMR_TEST(mr_access_regv_offsets_concatenate_iovs)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -120,6 +124,7 @@ HMR_TEST(mr_access_regv_range_spanning_iovs_is_efault)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F35 */
 HMR_TEST(mr_access_virt_addr_regv_first_iov)
 {
 	struct fid_domain *domain = open_domain(FI_MR_VIRT_ADDR, 0);
@@ -179,6 +184,7 @@ HMR_TEST(mr_access_bad_arguments_are_einval)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F2 */
 HMR_TEST(mr_access_unknown_key_is_enokey)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -193,6 +199,7 @@ HMR_TEST(mr_access_unknown_key_is_enokey)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F16 */
 HMR_TEST(mr_access_key_of_other_domain_is_enokey)
 {
 	struct fid_domain *a = open_domain(0, 0);
@@ -206,6 +213,7 @@ HMR_TEST(mr_access_key_of_other_domain_is_enokey)
 	close_ok(&a->fid);
 }
 
+/* fi_mr: F76 F77 F79 */
 HMR_TEST(mr_access_checks_remote_rights)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -229,6 +237,7 @@ HMR_TEST(mr_access_checks_remote_rights)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F77 */
 HMR_TEST(mr_access_write_lands_in_buffer)
 {
 	struct fid_domain *domain = open_domain(FI_MR_VIRT_ADDR, 0);
@@ -252,6 +261,7 @@ HMR_TEST(mr_access_write_lands_in_buffer)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F20 */
 HMR_TEST(mr_access_write_lands_in_second_iov)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -284,6 +294,7 @@ static struct fid_domain *open_auth_domain(const char *key)
 	return domain;
 }
 
+/* fi_mr: F81 */
 HMR_TEST(mr_access_auth_default_is_domain_key)
 {
 	struct fid_domain *domain = open_auth_domain("abcd");
@@ -306,6 +317,7 @@ HMR_TEST(mr_access_auth_default_is_domain_key)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F82 */
 HMR_TEST(mr_access_auth_own_key_overrides_domain_key)
 {
 	struct fid_domain *domain = open_auth_domain("abcd");
@@ -333,6 +345,7 @@ HMR_TEST(mr_access_auth_own_key_overrides_domain_key)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F82 */
 HMR_TEST(mr_access_auth_without_any_key)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -348,6 +361,7 @@ HMR_TEST(mr_access_auth_without_any_key)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F79 */
 HMR_TEST(mr_access_overlapping_mrs_have_own_rights)
 {
 	struct fid_domain *domain = open_domain(0, 0);

@@ -49,6 +49,7 @@ static struct fid_domain *open_basic(void)
 	return domain;
 }
 
+/* fi_mr: F37 */
 HMR_TEST(mr_allocated_unmapped_range_is_efault)
 {
 	struct fid_domain *domain = open_domain(FI_MR_ALLOCATED, 0);
@@ -59,6 +60,7 @@ HMR_TEST(mr_allocated_unmapped_range_is_efault)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F37 */
 HMR_TEST(mr_allocated_one_unmapped_page_is_efault)
 {
 	struct fid_domain *domain = open_domain(FI_MR_ALLOCATED, 0);
@@ -78,6 +80,7 @@ HMR_TEST(mr_allocated_one_unmapped_page_is_efault)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F37 */
 HMR_TEST(mr_allocated_regv_with_unmapped_iov_is_efault)
 {
 	struct fid_domain *domain = open_domain(FI_MR_ALLOCATED, 0);
@@ -168,6 +171,7 @@ HMR_TEST(mr_allocated_untouched_or_protected_pages_register)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F5 */
 HMR_TEST(mr_allocated_unset_accepts_unmapped_range)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -177,6 +181,7 @@ HMR_TEST(mr_allocated_unset_accepts_unmapped_range)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F5 */
 HMR_TEST(mr_allocated_unset_by_default_domain)
 {
 	struct fid_domain *domain = NULL;
@@ -188,6 +193,7 @@ HMR_TEST(mr_allocated_unset_by_default_domain)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F6 F39 */
 HMR_TEST(mr_allocated_unset_mapped_later_is_accessible)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -215,6 +221,7 @@ HMR_TEST(mr_allocated_unset_mapped_later_is_accessible)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F37 F53 */
 HMR_TEST(mr_basic_mode_unmapped_range_is_efault)
 {
 	struct fid_domain *domain = open_basic();

@@ -66,6 +66,7 @@ static const struct {
         {FI_VERSION(2, 0), sizeof(struct fi_mr_attr)},
 };
 
+/* fi_mr: F21 L4 */
 HMR_TEST(mr_attr_of_each_version_is_read_no_further_than_its_end)
 {
 	char buf[4096];
@@ -88,6 +89,7 @@ HMR_TEST(mr_attr_of_each_version_is_read_no_further_than_its_end)
 /* Fields a version does not have are not read even when the memory
  * after the caller's struct holds something: a 1.22 caller's garbage
  * where 2.0 has base_mr does not make a sub-MR. */
+/* fi_mr: F21 */
 HMR_TEST(mr_attr_fields_after_callers_version_are_ignored)
 {
 	struct fid_domain *d = domain_of_version(FI_VERSION(1, 22), 0);
@@ -115,6 +117,7 @@ HMR_TEST(mr_attr_fields_after_callers_version_are_ignored)
 	close_ok(&d->fid);
 }
 
+/* fi_mr: F73 */
 HMR_TEST(mr_attr_dmabuf_flag_before_1_20_is_ebadflags)
 {
 	struct fid_domain *d = domain_of_version(FI_VERSION(1, 19), FI_HMEM);

@@ -7,6 +7,7 @@
 
 static char buf[4096];
 
+/* fi_mr: F44 F69 */
 HMR_TEST(mr_rma_event_flag_starts_disabled_until_enable)
 {
 	struct fixture f =
@@ -19,6 +20,7 @@ HMR_TEST(mr_rma_event_flag_starts_disabled_until_enable)
 	fixture_close(&f);
 }
 
+/* fi_mr: F43 */
 HMR_TEST(mr_rma_event_mode_without_flag_starts_enabled)
 {
 	struct fixture f =
@@ -30,6 +32,7 @@ HMR_TEST(mr_rma_event_mode_without_flag_starts_enabled)
 	fixture_close(&f);
 }
 
+/* fi_mr: F106 */
 HMR_TEST(mr_rma_event_flag_needs_cap)
 {
 	struct fixture f = FIXTURE(.caps = 0);
@@ -41,6 +44,7 @@ HMR_TEST(mr_rma_event_flag_needs_cap)
 	fixture_close(&f);
 }
 
+/* fi_mr: F106 */
 HMR_TEST(mr_rma_event_flag_without_mode_starts_enabled)
 {
 	struct fixture f = FIXTURE(.caps = FI_RMA_EVENT, .buf = buf,
@@ -50,6 +54,7 @@ HMR_TEST(mr_rma_event_flag_without_mode_starts_enabled)
 	fixture_close(&f);
 }
 
+/* fi_mr: F43 */
 HMR_TEST(mr_bind_counter_without_rma_event_flag_in_mode_is_einval)
 {
 	struct fixture f =
@@ -61,6 +66,7 @@ HMR_TEST(mr_bind_counter_without_rma_event_flag_in_mode_is_einval)
 	fixture_close(&f);
 }
 
+/* fi_mr: F60 F61 */
 HMR_TEST(mr_counter_counts_matching_accesses)
 {
 	struct fixture f =
@@ -85,6 +91,7 @@ HMR_TEST(mr_counter_counts_matching_accesses)
 	fixture_close(&f);
 }
 
+/* fi_mr: F61 */
 HMR_TEST(mr_counter_ignores_refused_accesses)
 {
 	struct fixture f = FIXTURE(.caps = FI_RMA_EVENT, .buf = buf,
@@ -134,6 +141,7 @@ HMR_TEST(mr_bind_same_counter_twice_ors_flags)
 	fixture_close(&f);
 }
 
+/* fi_mr: F44 */
 HMR_TEST(mr_bind_after_enable_is_eopbadstate)
 {
 	struct fixture f =
@@ -149,6 +157,7 @@ HMR_TEST(mr_bind_after_enable_is_eopbadstate)
 	fixture_close(&f);
 }
 
+/* fi_mr: F69 */
 HMR_TEST(mr_created_enabled_accepts_bind_any_time)
 {
 	struct fixture f = FIXTURE(.caps = FI_RMA_EVENT, .buf = buf,
@@ -165,6 +174,7 @@ HMR_TEST(mr_created_enabled_accepts_bind_any_time)
 	fixture_close(&f);
 }
 
+/* fi_mr: F44 */
 HMR_TEST(mr_enable_enabled_mr_returns_zero)
 {
 	struct fixture f =
@@ -177,6 +187,7 @@ HMR_TEST(mr_enable_enabled_mr_returns_zero)
 	fixture_close(&f);
 }
 
+/* fi_mr: F62 F64 */
 HMR_TEST(mr_bind_counter_without_cap_is_enosys)
 {
 	struct fixture f = FIXTURE(.buf = buf, .access = REMOTE_RW, .cntrs = 1);
@@ -201,6 +212,7 @@ HMR_TEST(mr_bind_counter_flags_checked)
 	fixture_close(&f);
 }
 
+/* fi_mr: F63 */
 HMR_TEST(mr_bind_endpoint_flags_must_be_zero)
 {
 	struct fixture f = FIXTURE(.mr_mode = FI_MR_ENDPOINT, .buf = buf,
@@ -243,6 +255,7 @@ HMR_TEST(mr_bind_other_object_is_einval)
 	fixture_close(&f);
 }
 
+/* fi_mr: F45 */
 HMR_TEST(mr_endpoint_mode_starts_disabled)
 {
 	struct fixture f = FIXTURE(.mr_mode = FI_MR_ENDPOINT, .buf = buf,
@@ -256,6 +269,7 @@ HMR_TEST(mr_endpoint_mode_starts_disabled)
 	fixture_close(&f);
 }
 
+/* fi_mr: F45 */
 HMR_TEST(mr_endpoint_mode_enable_before_bind_is_eopbadstate)
 {
 	struct fixture f = FIXTURE(.mr_mode = FI_MR_ENDPOINT, .buf = buf,
@@ -269,6 +283,7 @@ HMR_TEST(mr_endpoint_mode_enable_before_bind_is_eopbadstate)
 	fixture_close(&f);
 }
 
+/* fi_mr: F45 F69 */
 HMR_TEST(mr_endpoint_mode_bind_after_enable_is_eopbadstate)
 {
 	struct fixture f =
@@ -283,6 +298,7 @@ HMR_TEST(mr_endpoint_mode_bind_after_enable_is_eopbadstate)
 	fixture_close(&f);
 }
 
+/* fi_mr: F60 */
 HMR_TEST(mr_endpoint_mode_counter_bound_before_enable_counts)
 {
 	struct fixture f =
@@ -297,6 +313,7 @@ HMR_TEST(mr_endpoint_mode_counter_bound_before_enable_counts)
 	fixture_close(&f);
 }
 
+/* fi_mr: F23 */
 HMR_TEST(mr_close_busy_while_counter_bound)
 {
 	struct fixture f = FIXTURE(.caps = FI_RMA_EVENT, .buf = buf,
@@ -310,6 +327,7 @@ HMR_TEST(mr_close_busy_while_counter_bound)
 	fixture_close(&f);
 }
 
+/* fi_mr: F23 */
 HMR_TEST(mr_close_busy_while_endpoint_bound)
 {
 	struct fixture f = FIXTURE(.mr_mode = FI_MR_ENDPOINT, .buf = buf,
@@ -321,6 +339,7 @@ HMR_TEST(mr_close_busy_while_endpoint_bound)
 	fixture_close(&f);
 }
 
+/* fi_mr: F23 */
 HMR_TEST(mr_close_counter_first_always_allowed)
 {
 	struct fixture f =

@@ -23,6 +23,7 @@ static int reg_flags(struct fid_domain *domain, uint64_t flags)
 	return ret;
 }
 
+/* fi_mr: F110 */
 HMR_TEST(mr_single_use_key_works_once)
 {
 	struct fixture f = FIXTURE(.buf = buf, .access = REMOTE_RW,
@@ -37,6 +38,7 @@ HMR_TEST(mr_single_use_key_works_once)
 	fixture_close(&f);
 }
 
+/* fi_mr: F110 */
 HMR_TEST(mr_single_use_refused_access_does_not_use_it_up)
 {
 	struct fixture f = FIXTURE(.buf = buf, .access = FI_REMOTE_READ,
@@ -71,6 +73,7 @@ HMR_TEST(mr_single_use_other_keys_unaffected)
 	fixture_close(&f);
 }
 
+/* fi_mr: F107 */
 HMR_TEST(mr_rma_pmem_needs_cap)
 {
 	struct fixture plain = FIXTURE(.caps = 0);
@@ -82,6 +85,7 @@ HMR_TEST(mr_rma_pmem_needs_cap)
 	fixture_close(&plain);
 }
 
+/* fi_mr: F73 F108 F109 */
 HMR_TEST(mr_hmem_flags_need_hmem_cap)
 {
 	struct fixture f = FIXTURE(.caps = 0);
@@ -99,6 +103,7 @@ HMR_TEST(mr_hmem_flags_need_hmem_cap)
 	fixture_close(&f);
 }
 
+/* fi_mr: F72 */
 HMR_TEST(mr_dmabuf_writes_land_in_memfd)
 {
 	struct fixture f = FIXTURE(.caps = FI_HMEM);
@@ -123,6 +128,7 @@ HMR_TEST(mr_dmabuf_writes_land_in_memfd)
 	fixture_close(&f);
 }
 
+/* fi_mr: F72 */
 HMR_TEST(mr_dmabuf_fd_may_be_closed_after_registering)
 {
 	struct fixture f = FIXTURE(.caps = FI_HMEM);
@@ -146,6 +152,7 @@ HMR_TEST(mr_dmabuf_fd_may_be_closed_after_registering)
 	fixture_close(&f);
 }
 
+/* fi_mr: F36 */
 HMR_TEST(mr_dmabuf_virt_addr_starts_at_base_plus_offset)
 {
 	struct fixture f = FIXTURE(.mr_mode = FI_MR_VIRT_ADDR, .caps = FI_HMEM);
@@ -179,6 +186,7 @@ HMR_TEST(mr_dmabuf_virt_addr_starts_at_base_plus_offset)
 	fixture_close(&f);
 }
 
+/* fi_mr: F73 */
 HMR_TEST(mr_dmabuf_rejects_null_dmabuf_or_zero_len)
 {
 	struct fixture f = FIXTURE(.caps = FI_HMEM);
@@ -199,6 +207,7 @@ HMR_TEST(mr_dmabuf_rejects_null_dmabuf_or_zero_len)
 	fixture_close(&f);
 }
 
+/* fi_mr: F73 */
 HMR_TEST(mr_dmabuf_bad_fd_is_ebadf)
 {
 	struct fixture f = FIXTURE(.caps = FI_HMEM);
@@ -217,6 +226,7 @@ HMR_TEST(mr_dmabuf_bad_fd_is_ebadf)
 	fixture_close(&f);
 }
 
+/* fi_mr: F72 */
 HMR_TEST(mr_dmabuf_does_not_leak_fds)
 {
 	struct fixture f = FIXTURE(.caps = FI_HMEM);
@@ -264,6 +274,7 @@ HMR_TEST(mr_dmabuf_many_live_mrs_release_fds_on_close)
 	fixture_close(&f);
 }
 
+/* fi_mr: F85 */
 HMR_TEST(mr_hmem_cap_host_memory_with_system_iface)
 {
 	struct fixture f = FIXTURE(.caps = FI_HMEM);

@@ -33,6 +33,7 @@ static void reg_key_works(struct fid_domain *domain, uint64_t key)
 	close_ok(&mr->fid);
 }
 
+/* fi_mr: F8 F17 F25 */
 HMR_TEST(mr_key_is_requested_key)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -49,6 +50,7 @@ HMR_TEST(mr_key_is_requested_key)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F27 */
 HMR_TEST(mr_key_requested_in_use_is_enokey)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -89,6 +91,7 @@ HMR_TEST(mr_key_requested_used_by_other_domain_is_free)
 	close_ok(&a->fid);
 }
 
+/* fi_mr: F27 */
 HMR_TEST(mr_key_requested_in_use_by_mapped_key_is_enokey)
 {
 	struct fid_domain *peer = open_domain(0, 0);
@@ -110,6 +113,7 @@ HMR_TEST(mr_key_requested_in_use_by_mapped_key_is_enokey)
 	close_ok(&peer->fid);
 }
 
+/* fi_mr: F28 */
 HMR_TEST(mr_key_not_avail_is_ekeyrejected)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -118,6 +122,7 @@ HMR_TEST(mr_key_not_avail_is_ekeyrejected)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F28 */
 HMR_TEST(mr_key_over_key_size_1_is_ekeyrejected)
 {
 	struct fid_domain *domain = open_domain_keysize(0, 0, 1);
@@ -142,6 +147,7 @@ HMR_TEST(mr_key_over_key_size_2_is_ekeyrejected)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F8 */
 HMR_TEST(mr_key_over_key_size_4_is_ekeyrejected)
 {
 	struct fid_domain *domain = open_domain_keysize(0, 0, 4);
@@ -151,6 +157,7 @@ HMR_TEST(mr_key_over_key_size_4_is_ekeyrejected)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F28 */
 HMR_TEST(mr_key_rejected_leaves_key_space_unchanged)
 {
 	struct fid_domain *domain = open_domain_keysize(0, 0, 1);
@@ -163,6 +170,7 @@ HMR_TEST(mr_key_rejected_leaves_key_space_unchanged)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F17 F41 */
 HMR_TEST(mr_prov_key_ignores_requested_key)
 {
 	struct fid_domain *domain = open_domain(FI_MR_PROV_KEY, 0);
@@ -211,11 +219,13 @@ static void check_unique_prov_keys(size_t key_size, int n)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F41 */
 HMR_TEST(mr_prov_key_unique_over_many_mrs)
 {
 	check_unique_prov_keys(8, MANY);
 }
 
+/* fi_mr: F41 */
 HMR_TEST(mr_prov_key_fits_key_size_2)
 {
 	check_unique_prov_keys(2, MANY);
@@ -226,6 +236,7 @@ HMR_TEST(mr_prov_key_fits_key_size_1)
 	check_unique_prov_keys(1, 200);
 }
 
+/* fi_mr: F22 */
 HMR_TEST(mr_prov_key_stale_after_close_finds_nothing)
 {
 	struct fid_domain *domain = open_domain(FI_MR_PROV_KEY, 0);
@@ -246,6 +257,7 @@ HMR_TEST(mr_prov_key_stale_after_close_finds_nothing)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F22 */
 HMR_TEST(mr_requested_key_stale_after_close_finds_nothing)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -282,6 +294,7 @@ HMR_TEST(mr_prov_key_wraps_within_key_size)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F53 */
 HMR_TEST(mr_basic_mode_uses_provider_keys)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;

@@ -53,6 +53,7 @@ HMR_TEST(mr_sub_iov_ending_at_2_64_does_not_escape_base)
 	free(buf);
 }
 
+/* fi_mr: F98 */
 HMR_TEST(mr_sub_off_by_one_at_each_edge_of_base)
 {
 	struct fid_domain *d = open_domain(0, 0);
@@ -214,6 +215,7 @@ HMR_TEST(mr_refresh_of_a_terabyte_is_one_check)
 	munmap(p, len);
 }
 
+/* fi_mr: F73 */
 HMR_TEST(mr_regv_dmabuf_flag_clears_mr)
 {
 	struct fid_domain *d = open_domain(0, FI_HMEM);

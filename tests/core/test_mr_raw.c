@@ -20,6 +20,7 @@ static size_t get_raw(struct fid_mr *mr, uint8_t *raw, uint64_t *base)
 	return size;
 }
 
+/* fi_mr: F34 F54 */
 HMR_TEST(mr_raw_mode_key_not_available)
 {
 	struct fid_domain *domain = open_domain(FI_MR_RAW | FI_MR_PROV_KEY, 0);
@@ -31,6 +32,7 @@ HMR_TEST(mr_raw_mode_key_not_available)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F54 */
 HMR_TEST(mr_raw_mode_without_prov_key_hides_key_too)
 {
 	struct fid_domain *domain = open_domain(FI_MR_RAW, 0);
@@ -41,6 +43,7 @@ HMR_TEST(mr_raw_mode_without_prov_key_hides_key_too)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F34 */
 HMR_TEST(mr_raw_mode_mapped_key_accesses_region)
 {
 	struct fid_domain *domain = open_domain(FI_MR_RAW | FI_MR_PROV_KEY, 0);
@@ -84,6 +87,7 @@ HMR_TEST(mr_raw_attr_rejects_null_key_size_or_base)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F56 */
 HMR_TEST(mr_raw_attr_too_small_returns_needed_size)
 {
 	struct fid_domain *domain = open_domain(FI_MR_RAW, 0);
@@ -108,6 +112,7 @@ HMR_TEST(mr_raw_attr_too_small_returns_needed_size)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F55 */
 HMR_TEST(mr_raw_attr_base_is_virt_addr_or_zero)
 {
 	struct fid_domain *virt = open_domain(FI_MR_RAW | FI_MR_VIRT_ADDR, 0);
@@ -128,6 +133,7 @@ HMR_TEST(mr_raw_attr_base_is_virt_addr_or_zero)
 	close_ok(&virt->fid);
 }
 
+/* fi_mr: F55 */
 HMR_TEST(mr_raw_attr_works_without_raw_mode)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -253,6 +259,7 @@ HMR_TEST(mr_map_raw_of_closed_mr_is_enokey)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F58 */
 HMR_TEST(mr_map_raw_peer_key_maps_to_carried_key)
 {
 	struct fid_domain *target = open_domain(0, 0);
@@ -272,6 +279,7 @@ HMR_TEST(mr_map_raw_peer_key_maps_to_carried_key)
 
 /* The initiator maps the target's raw key; the target checks the access
  * with the mapped key. */
+/* fi_mr: F58 */
 HMR_TEST(mr_map_raw_peer_key_accesses_target_region)
 {
 	struct fid_domain *target =
@@ -294,6 +302,7 @@ HMR_TEST(mr_map_raw_peer_key_accesses_target_region)
 	close_ok(&target->fid);
 }
 
+/* fi_mr: F59 */
 HMR_TEST(mr_unmap_key_not_mapped_is_enokey)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -306,6 +315,7 @@ HMR_TEST(mr_unmap_key_not_mapped_is_enokey)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F59 */
 HMR_TEST(mr_unmap_key_twice_is_enokey)
 {
 	struct fid_domain *domain = open_domain(FI_MR_RAW | FI_MR_PROV_KEY, 0);

@@ -51,6 +51,7 @@ HMR_TEST(mr_refresh_rejects_flags)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F42 F65 F67 L5 */
 HMR_TEST(mr_refresh_mmu_notify_whole_region)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
@@ -71,6 +72,7 @@ HMR_TEST(mr_refresh_mmu_notify_whole_region)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F66 */
 HMR_TEST(mr_refresh_mmu_notify_ranges_inside_region)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
@@ -86,6 +88,7 @@ HMR_TEST(mr_refresh_mmu_notify_ranges_inside_region)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F66 */
 HMR_TEST(mr_refresh_range_outside_region_is_einval)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
@@ -104,6 +107,7 @@ HMR_TEST(mr_refresh_range_outside_region_is_einval)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F66 */
 HMR_TEST(mr_refresh_unmapped_range_is_efault)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
@@ -126,6 +130,7 @@ HMR_TEST(mr_refresh_unmapped_range_is_efault)
 
 /* The application replaces the pages under the region, refreshes, and the
  * peer's writes reach the new pages. */
+/* fi_mr: F42 */
 HMR_TEST(mr_refresh_after_remap_reaches_new_pages)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
@@ -147,6 +152,7 @@ HMR_TEST(mr_refresh_after_remap_reaches_new_pages)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F65 F68 L5 */
 HMR_TEST(mr_refresh_allocated_unset_supported_and_stays_enabled)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -164,6 +170,7 @@ HMR_TEST(mr_refresh_allocated_unset_supported_and_stays_enabled)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F68 */
 HMR_TEST(mr_refresh_allocated_unset_same_checks)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -181,6 +188,7 @@ HMR_TEST(mr_refresh_allocated_unset_same_checks)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F65 */
 HMR_TEST(mr_refresh_allocated_without_mmu_notify_is_enosys)
 {
 	struct fid_domain *domain = open_domain(FI_MR_ALLOCATED, 0);
@@ -195,6 +203,7 @@ HMR_TEST(mr_refresh_allocated_without_mmu_notify_is_enosys)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F53 */
 HMR_TEST(mr_refresh_basic_mode_is_enosys)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
@@ -211,6 +220,7 @@ HMR_TEST(mr_refresh_basic_mode_is_enosys)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F67 */
 HMR_TEST(mr_refresh_mmu_notify_wins_over_allocated)
 {
 	struct fid_domain *domain =
@@ -227,6 +237,7 @@ HMR_TEST(mr_refresh_mmu_notify_wins_over_allocated)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F66 */
 HMR_TEST(mr_refresh_regv_region_covers_every_iov)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);

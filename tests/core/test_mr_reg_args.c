@@ -67,6 +67,7 @@ HMR_TEST(mr_reg_rejects_null_mr)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F18 */
 HMR_TEST(mr_reg_rejects_nonzero_offset)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -81,6 +82,7 @@ HMR_TEST(mr_reg_rejects_nonzero_offset)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F26 */
 HMR_TEST(mr_reg_rejects_zero_length)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -112,6 +114,7 @@ HMR_TEST(mr_reg_rejects_address_overflow)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F70 */
 HMR_TEST(mr_regv_rejects_zero_iov_count)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -126,6 +129,7 @@ HMR_TEST(mr_regv_rejects_zero_iov_count)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F71 */
 HMR_TEST(mr_regv_rejects_count_over_iov_limit)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -140,6 +144,7 @@ HMR_TEST(mr_regv_rejects_count_over_iov_limit)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F71 */
 HMR_TEST(mr_regv_rejects_huge_iov_count)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -151,6 +156,7 @@ HMR_TEST(mr_regv_rejects_huge_iov_count)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F71 */
 HMR_TEST(mr_regv_honours_domain_iov_limit)
 {
 	struct hmr_domain_attr dattr = HMR_DOMAIN_ATTR_INIT;
@@ -174,6 +180,7 @@ HMR_TEST(mr_regv_honours_domain_iov_limit)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F70 */
 HMR_TEST(mr_regv_rejects_null_iov)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -187,6 +194,7 @@ HMR_TEST(mr_regv_rejects_null_iov)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F70 */
 HMR_TEST(mr_regv_rejects_zero_length_iov)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -201,6 +209,7 @@ HMR_TEST(mr_regv_rejects_zero_length_iov)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F74 */
 HMR_TEST(mr_reg_rejects_unknown_access_bits)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -211,6 +220,7 @@ HMR_TEST(mr_reg_rejects_unknown_access_bits)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F74 F78 */
 HMR_TEST(mr_reg_accepts_every_access_bit)
 {
 	struct fid_domain *domain = open_domain(0, FI_COLLECTIVE);
@@ -224,6 +234,7 @@ HMR_TEST(mr_reg_accepts_every_access_bit)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F50 F78 */
 HMR_TEST(mr_reg_collective_access_needs_cap)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -238,6 +249,7 @@ HMR_TEST(mr_reg_collective_access_needs_cap)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: V14 */
 HMR_TEST(mr_reg_accepts_access_zero_as_local_read_only)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -253,6 +265,7 @@ HMR_TEST(mr_reg_accepts_access_zero_as_local_read_only)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F95 */
 HMR_TEST(mr_regattr_rejects_hmem_data)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -266,6 +279,7 @@ HMR_TEST(mr_regattr_rejects_hmem_data)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F96 */
 HMR_TEST(mr_regattr_rejects_unsupported_page_size)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -290,6 +304,7 @@ HMR_TEST(mr_regattr_rejects_unsupported_page_size)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F81 */
 HMR_TEST(mr_regattr_rejects_auth_key_over_max)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -308,6 +323,7 @@ HMR_TEST(mr_regattr_rejects_auth_key_over_max)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F81 */
 HMR_TEST(mr_regattr_rejects_auth_key_size_with_null_key)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -321,6 +337,7 @@ HMR_TEST(mr_regattr_rejects_auth_key_size_with_null_key)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F29 */
 HMR_TEST(mr_reg_rejects_unknown_flags)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -357,6 +374,7 @@ HMR_TEST(mr_reg_rejects_auth_key_flag)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F84 */
 HMR_TEST(mr_regattr_ignores_iface_and_device_without_hmem_cap)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -380,6 +398,7 @@ HMR_TEST(mr_regattr_ignores_iface_and_device_without_hmem_cap)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F12 F15 F24 */
 HMR_TEST(mr_desc_is_non_null_for_every_mr)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -402,6 +421,7 @@ HMR_TEST(mr_desc_is_non_null_for_every_mr)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F80 */
 HMR_TEST(mr_reg_keeps_context)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -437,6 +457,7 @@ struct old_mr_attr {
  * that ends at `device`: hmr must not read hmem_data and what follows
  * (the heap block ends there, so ASan sees any over-read).
  */
+/* fi_mr: L4 */
 HMR_TEST(mr_regattr_old_api_reads_nothing_past_device)
 {
 	struct hmr_domain_attr dattr = HMR_DOMAIN_ATTR_INIT;

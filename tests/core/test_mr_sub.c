@@ -52,6 +52,7 @@ static void sub_fails(struct fid_domain *domain, const struct fid_mr *base,
 	ASSERT_PTR_EQ(mr, NULL);
 }
 
+/* fi_mr: F3 F97 */
 HMR_TEST(mr_sub_inside_base_has_own_key)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -83,6 +84,7 @@ HMR_TEST(mr_sub_requested_key_in_use_is_enokey)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F98 */
 HMR_TEST(mr_sub_prov_key_differs_from_base)
 {
 	struct fid_domain *domain = open_domain(FI_MR_PROV_KEY, 0);
@@ -99,6 +101,7 @@ HMR_TEST(mr_sub_prov_key_differs_from_base)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F97 */
 HMR_TEST(mr_sub_virt_addr_names_virtual_address)
 {
 	struct fid_domain *domain = open_domain(FI_MR_VIRT_ADDR, 0);
@@ -117,6 +120,7 @@ HMR_TEST(mr_sub_virt_addr_names_virtual_address)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F98 */
 HMR_TEST(mr_sub_outside_base_is_einval)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -131,6 +135,7 @@ HMR_TEST(mr_sub_outside_base_is_einval)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F98 */
 HMR_TEST(mr_sub_every_iov_must_lie_inside_base)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -157,6 +162,7 @@ HMR_TEST(mr_sub_every_iov_must_lie_inside_base)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F98 */
 HMR_TEST(mr_sub_access_must_be_subset_of_base)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -174,6 +180,7 @@ HMR_TEST(mr_sub_access_must_be_subset_of_base)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F98 */
 HMR_TEST(mr_sub_narrower_rights_are_enforced)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -206,6 +213,7 @@ HMR_TEST(mr_sub_base_of_other_domain_is_einval)
 	close_ok(&a->fid);
 }
 
+/* fi_mr: F101 */
 HMR_TEST(mr_sub_with_dmabuf_flag_is_einval)
 {
 	struct fid_domain *domain = open_domain(0, FI_HMEM);
@@ -234,6 +242,7 @@ HMR_TEST(mr_sub_with_dmabuf_flag_is_einval)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F99 */
 HMR_TEST(mr_sub_ignores_inherited_fields)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -256,6 +265,7 @@ HMR_TEST(mr_sub_ignores_inherited_fields)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F102 */
 HMR_TEST(mr_sub_count_is_only_a_hint)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -288,6 +298,7 @@ HMR_TEST(mr_sub_count_is_only_a_hint)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F3 */
 HMR_TEST(mr_sub_of_sub_must_lie_inside_its_base)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -308,6 +319,7 @@ HMR_TEST(mr_sub_of_sub_must_lie_inside_its_base)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F100 */
 HMR_TEST(mr_close_base_busy_while_sub_exists)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -326,6 +338,7 @@ HMR_TEST(mr_close_base_busy_while_sub_exists)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F100 */
 HMR_TEST(mr_close_middle_busy_while_leaf_exists)
 {
 	struct fid_domain *domain = open_domain(0, 0);
@@ -342,6 +355,7 @@ HMR_TEST(mr_close_middle_busy_while_leaf_exists)
 	close_ok(&domain->fid);
 }
 
+/* fi_mr: F100 */
 HMR_TEST(mr_sub_close_leaves_base_working)
 {
 	struct fid_domain *domain = open_domain(0, 0);

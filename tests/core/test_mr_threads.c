@@ -274,6 +274,7 @@ static void *hammer(void *arg)
 	return NULL;
 }
 
+/* fi_mr: F61 */
 HMR_TEST(mr_threads_counter_counts_every_access)
 {
 	struct fid_domain *domain = open_domain(0, FI_RMA_EVENT);
@@ -334,6 +335,7 @@ static void *race_single_use(void *arg)
 	return NULL;
 }
 
+/* fi_mr: F110 */
 HMR_TEST(mr_threads_single_use_key_admits_exactly_one)
 {
 	struct fid_domain *domain = open_domain(0, 0);

@@ -15,6 +15,7 @@ HMR_TEST(cuda_backend_present_with_simulator)
 	ASSERT_OK(hmr_hmem_status(FI_HMEM_CUDA, why, sizeof(why)));
 }
 
+/* fi_mr: F86 */
 HMR_TEST(cuda_query_device_memory_reports_device_only)
 {
 	struct sim s = sim_open();
@@ -44,6 +45,7 @@ HMR_TEST(cuda_query_alloc_host_reports_host_alloc)
 	s.free_host(h);
 }
 
+/* fi_mr: F86 */
 HMR_TEST(cuda_query_managed_reports_managed)
 {
 	struct sim s = sim_open();
@@ -57,6 +59,7 @@ HMR_TEST(cuda_query_managed_reports_managed)
 	s.free(p);
 }
 
+/* fi_mr: F85 */
 HMR_TEST(cuda_query_host_malloc_is_system)
 {
 	struct hmr_hmem_info info;
@@ -106,6 +109,7 @@ HMR_TEST(cuda_buffer_id_changes_when_address_is_reused)
 	s.free(q);
 }
 
+/* fi_mr: F47 F86 */
 HMR_TEST(cuda_regattr_with_hint_registers_device_memory)
 {
 	struct sim s = sim_open();
@@ -120,6 +124,7 @@ HMR_TEST(cuda_regattr_with_hint_registers_device_memory)
 	s.free(p);
 }
 
+/* fi_mr: F48 */
 HMR_TEST(cuda_fi_mr_reg_detects_device_memory_without_hint)
 {
 	struct sim s = sim_open();
@@ -181,6 +186,7 @@ HMR_TEST(cuda_hint_on_host_memory_is_einval)
 	free(buf);
 }
 
+/* fi_mr: F91 */
 HMR_TEST(cuda_wrong_device_hint_is_einval)
 {
 	struct sim s = sim_open();
@@ -195,6 +201,7 @@ HMR_TEST(cuda_wrong_device_hint_is_einval)
 	s.free(p);
 }
 
+/* fi_mr: F108 */
 HMR_TEST(cuda_device_only_on_host_alloc_is_einval)
 {
 	struct sim s = sim_open();
@@ -214,6 +221,7 @@ HMR_TEST(cuda_device_only_on_host_alloc_is_einval)
 	s.free_host(h);
 }
 
+/* fi_mr: F109 */
 HMR_TEST(cuda_host_alloc_flag_on_device_memory_is_einval)
 {
 	struct sim s = sim_open();
@@ -358,6 +366,7 @@ HMR_TEST(cuda_dmabuf_of_host_memory_is_enosys)
 
 /* A caller that sets only device.cuda in a struct it did not zero: the
  * other bytes of the 64-bit union are not read. */
+/* fi_mr: F91 */
 HMR_TEST(cuda_device_hint_is_read_from_the_cuda_member_only)
 {
 	struct sim s = sim_open();

@@ -269,6 +269,7 @@ HMR_TEST(monitor_threads_munmap_while_patching)
 	ASSERT_GE(atomic_load(&rec.n) - n, atomic_load(&unmaps_after));
 }
 
+/* fi_mr: F118 */
 HMR_TEST(monitor_kdreg2_absent_says_why)
 {
 	char why[512] = "";
@@ -308,6 +309,7 @@ HMR_TEST(monitor_import_only_notify)
 	ASSERT_EQ(hmr__monitor_watch((uintptr_t)p, 100), 0);
 }
 
+/* fi_mr: F118 */
 HMR_TEST(monitor_disabled_reports_nothing)
 {
 	char why[256] = "";

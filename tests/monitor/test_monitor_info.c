@@ -44,6 +44,7 @@ static void info(struct hmr_monitor_info *m)
 		       m->funcs[i].how);
 }
 
+/* fi_mr: F118 */
 HMR_TEST(monitor_info_memhooks_names_each_function_and_its_jump)
 {
 	struct hmr_monitor_info m = HMR_MONITOR_INFO_INIT;
@@ -113,6 +114,7 @@ static void kind_case(const char *kind, int caching, int before)
 	ASSERT_EQ(m.nfuncs, 0);
 }
 
+/* fi_mr: F118 */
 HMR_TEST(monitor_info_disabled_is_not_caching)
 {
 	kind_case("disabled", 0, 0);

@@ -41,6 +41,7 @@ static bool quiet(const void *p, size_t len)
 	return !rec_touched(p, len);
 }
 
+/* fi_mr: F118 */
 HMR_TEST(monitor_uffd_unmap_remove_remap)
 {
 	size_t pg = rec_page();

@@ -45,6 +45,7 @@ static void device_memory_is_neuron(void)
 	a.free(&t2);
 }
 
+/* fi_mr: F89 */
 HMR_TEST(neuron_query_device_memory_is_its_mapping)
 {
 	device_memory_is_neuron();

@@ -5,6 +5,7 @@
 #define LEN (1u << 20)
 
 /* device.neuron is the N of /dev/neuron<N>: NeuronCore 2 is on 1. */
+/* fi_mr: F47 F89 */
 HMR_TEST(neuron_regattr_with_neuron_hint_registers_device_memory)
 {
 	struct app a = app_open();
@@ -19,6 +20,7 @@ HMR_TEST(neuron_regattr_with_neuron_hint_registers_device_memory)
 	a.free(&t);
 }
 
+/* fi_mr: F48 */
 HMR_TEST(neuron_reg_without_hint_detects_neuron_memory)
 {
 	struct app a = app_open();
@@ -47,6 +49,7 @@ HMR_TEST(neuron_regattr_neuron_hint_on_host_memory_is_refused)
 	free(buf);
 }
 
+/* fi_mr: F93 */
 HMR_TEST(neuron_regattr_cuda_hint_on_neuron_memory_is_refused)
 {
 	struct app a;
@@ -65,6 +68,7 @@ HMR_TEST(neuron_regattr_cuda_hint_on_neuron_memory_is_refused)
 
 /* Callers name Neuron devices in several ways (fabtests: the NeuronCore;
  * aws-ofi-nccl: -1): any device hint is taken, the iface still checked. */
+/* fi_mr: F93 */
 HMR_TEST(neuron_regattr_device_hint_is_not_checked)
 {
 	struct app a = app_open();

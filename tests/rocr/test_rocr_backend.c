@@ -13,6 +13,7 @@ HMR_TEST(rocr_backend_present_with_simulator)
 	ASSERT_OK(hmr_hmem_status(FI_HMEM_ROCR, why, sizeof(why)));
 }
 
+/* fi_mr: F87 */
 HMR_TEST(rocr_query_gpu_memory_is_device_only)
 {
 	struct app a = app_open();
@@ -140,6 +141,7 @@ HMR_TEST(rocr_host_pointer_known_is_classified_without_the_runtime)
 	free(buf);
 }
 
+/* fi_mr: F47 F87 */
 HMR_TEST(rocr_regattr_with_hint_on_hmem_software_domain)
 {
 	struct app a = app_open();
@@ -185,6 +187,7 @@ HMR_TEST(rocr_hint_on_plain_host_memory_is_einval)
 
 /* CPU pool memory: FI_HMEM_HOST_ALLOC holds, FI_HMEM_DEVICE_ONLY not;
  * the reverse for GPU memory. */
+/* fi_mr: F108 F109 */
 HMR_TEST(rocr_host_alloc_and_device_only_flags_follow_the_owner)
 {
 	struct app a = app_open();

@@ -31,6 +31,7 @@ static void expect_host(const void *p, size_t len)
 		         hmr_hmem_iface_name(info.iface));
 }
 
+/* fi_mr: F90 */
 HMR_TEST(synapseai_classifies_device_memory_by_hbm_range)
 {
 	struct hmr_hmem_info info;
@@ -97,6 +98,7 @@ HMR_TEST(synapseai_range_past_hbm_end_is_refused)
 	ASSERT_EQ(info.iface, FI_HMEM_SYNAPSEAI);
 }
 
+/* fi_mr: F90 */
 HMR_TEST(synapseai_fi_mr_regattr_registers_device_memory)
 {
 	struct fid_domain *d;
@@ -114,6 +116,7 @@ HMR_TEST(synapseai_fi_mr_regattr_registers_device_memory)
 	ASSERT_OK(fi_close(&d->fid));
 }
 
+/* fi_mr: F94 */
 HMR_TEST(synapseai_wrong_device_hint_is_refused)
 {
 	struct fid_domain *d;

@@ -24,6 +24,7 @@ static void expect_info(const void *p, size_t len, uint64_t device,
 	ASSERT_EQ(info.flags, flags);
 }
 
+/* fi_mr: F88 */
 HMR_TEST(query_device_memory_names_driver_and_device)
 {
 	struct ze_drv d = ze_open('a');
@@ -191,6 +192,7 @@ HMR_TEST(copies_round_trip_on_every_device_and_host_alloc)
 	ze_close(&d);
 }
 
+/* fi_mr: F88 */
 HMR_TEST(regattr_with_ze_device_registers)
 {
 	struct ze_drv d = ze_open('a');
@@ -206,6 +208,7 @@ HMR_TEST(regattr_with_ze_device_registers)
 	ze_close(&d);
 }
 
+/* fi_mr: F92 */
 HMR_TEST(regattr_wrong_device_hint_is_refused)
 {
 	struct ze_drv d = ze_open('a');
@@ -228,6 +231,7 @@ HMR_TEST(regattr_wrong_device_hint_is_refused)
 	ze_close(&d);
 }
 
+/* fi_mr: F109 */
 HMR_TEST(regattr_host_alloc_ignores_device)
 {
 	struct ze_drv d = ze_open('a');

@@ -24,6 +24,7 @@ HMR_TEST(info_names_the_loader_and_counts_every_driver_s_devices)
 	ASSERT_EQ(b.peermem[0], '\0');
 }
 
+/* fi_mr: F103 */
 HMR_TEST(info_devices_carry_their_fi_hmem_ze_device_numbers)
 {
 	struct hmr_hmem_device_info d = HMR_HMEM_DEVICE_INFO_INIT;

@@ -10,6 +10,7 @@
 /* ZE_ENABLE_ALT_DRIVERS names driver a then b: the loader wraps every
  * handle, and b is index 1 of zeDriverGet's array. */
 
+/* fi_mr: F92 F103 */
 HMR_TEST(ze_two_driver1_device1_memory_is_encoded_and_registers)
 {
 	struct ze_drv b = ze_open('b');

@@ -224,8 +224,10 @@ static void two_hosts(const char *name, uint64_t mr_mode, int port)
 
 int main(void)
 {
+	/* fi_mr: F58 */
 	two_hosts("verbs_two_hosts_raw_keys_over_tcp_write_both_ways",
 	          HMR_MR_MODE_DEFAULT, PORT);
+	/* fi_mr: V8 V15 */
 	two_hosts("verbs_two_hosts_offset_raw_keys_write_both_ways",
 	          HMR_MR_MODE_DEFAULT & ~(uint64_t)FI_MR_VIRT_ADDR, PORT + 1);
 	return vm_case_exit();

@@ -72,6 +72,7 @@ static void case_shared_and_kept(struct fid_mr *dst_mr)
 		goto out;
 	}
 	memset(buf, 0x42, LEN);
+	/* fi_mr: F114 */
 	vm_case("verbs_cache_local_registration_shared",
 	        hmr_verbs_mr(a) == hmr_verbs_mr(b) &&
 	                write_from(b, buf + 64, 128, dst_mr),
@@ -86,6 +87,7 @@ static void case_shared_and_kept(struct fid_mr *dst_mr)
 		goto out;
 	}
 	st = stats();
+	/* fi_mr: F114 */
 	vm_case("verbs_cache_keeps_closed_local_registration",
 	        st.hits >= st0.hits + 2 && st.active &&
 	                write_from(c, buf, LEN, dst_mr),
@@ -113,6 +115,7 @@ static void case_closed_rkey(struct fid_mr *src_mr, char *src)
 		             "registration failed");
 		goto out;
 	}
+	/* fi_mr: F114 */
 	vm_case("verbs_cache_remote_registration_not_shared",
 	        hmr_verbs_mr(remote) != hmr_verbs_mr(again) &&
 	                hmr_verbs_mr(remote) != hmr_verbs_mr(local),
@@ -126,6 +129,7 @@ static void case_closed_rkey(struct fid_mr *src_mr, char *src)
 	st = rc_rdma(&pair, IBV_WR_RDMA_WRITE, src, LEN, lkey_of(src_mr),
 	             (uintptr_t)dst, (uint32_t)key);
 	untouched = dst[0] == 0 && dst[LEN - 1] == 0;
+	/* fi_mr: F22 */
 	vm_case("verbs_closed_mr_rkey_refused",
 	        st == IBV_WC_REM_ACCESS_ERR && untouched,
 	        "status %s, target %s", rc_status_str(st),
@@ -174,6 +178,7 @@ static void case_unmap(struct fid_mr *dst_mr)
 		munmap(q, LEN);
 		return;
 	}
+	/* fi_mr: F114 */
 	vm_case("verbs_cache_unmap_drops_registration",
 	        st.invalidations > st0.invalidations &&
 	                st.entries < st0.entries &&

@@ -177,6 +177,7 @@ int hmr_vm_cuda_cases(struct rc_pair *p, struct fid_mr *src_mr, char *src)
 
 	setenv("HMR_SYSFS_ROOT", sysfs(0), 1);
 	ret = reg_cuda(d, (void *)(uintptr_t)dev, &mr);
+	/* fi_mr: V20 */
 	vm_case("verbs_cuda_without_dmabuf_or_peermem_is_eopnotsupp",
 	        ret == -FI_EOPNOTSUPP, "ret %s", hmr_strerror(ret));
 	if (!ret)
@@ -218,6 +219,7 @@ int hmr_vm_cuda_cases(struct rc_pair *p, struct fid_mr *src_mr, char *src)
 		_exit(127);
 	}
 	wait(&status);
+	/* fi_mr: F112 */
 	vm_case("verbs_cuda_disable_p2p_forbids_device_paths",
 	        WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	        "child status %d", status);

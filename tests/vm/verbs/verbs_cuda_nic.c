@@ -65,15 +65,17 @@ static int reg_cuda(uint64_t p, struct fid_mr **mr)
  * (hmr exports from the page holding the pointer). */
 static void case_rdma(const struct vm_nic_src *s)
 {
+	/* fi_mr: V16 */
 	const char *w = "verbs_cuda_dmabuf_rdma_write_lands";
+	/* fi_mr: V16 */
+	const char *r = "verbs_cuda_dmabuf_rdma_read_returns";
 	unsigned long long first, p;
 
 	if (cu_alloc(&first, DLEN) || cu_alloc(&p, DLEN)) {
 		vm_case_fail(w, "cuMemAlloc");
 		return;
 	}
-	vm_nic_rdma_cases(s, p, reg_cuda, 0, w,
-	                  "verbs_cuda_dmabuf_rdma_read_returns");
+	vm_nic_rdma_cases(s, p, reg_cuda, 0, w, r);
 }
 
 int main(void)

@@ -118,6 +118,7 @@ static void dereg_fails(void)
 		second = fi_close(&mr->fid);
 		fi_close(&d->fid);
 	}
+	/* fi_mr: V22 */
 	vm_case("verbs_fault_dereg_keeps_mr_open",
 	        first == -FI_EBUSY && second == 0, "first close %s, second %s",
 	        hmr_strerror(first), hmr_strerror(second));

@@ -46,6 +46,7 @@ static void case_local_write_rule(void)
 	struct mt_target tg;
 	int ret;
 
+	/* fi_mr: V13 */
 	vm_case("verbs_kernel_refuses_remote_write_without_local_write",
 	        !raw && errno == EINVAL, "ibv_reg_mr: %s",
 	        raw ? "registered" : strerror(errno));
@@ -60,6 +61,7 @@ static void case_local_write_rule(void)
 		return;
 	}
 	tg = target(mr);
+	/* fi_mr: V13 */
 	vm_case("verbs_remote_write_only_region_takes_writes",
 	        !mt_rdma(&t, IBV_WR_RDMA_WRITE, 0, 8, tg.base + 8, tg.rkey) &&
 	                !memcmp(dst + 8, t.src, 8),
@@ -105,12 +107,15 @@ static void case_atomics(void)
 		return;
 	}
 	st = fetch_add(atomic, FI_REMOTE_WRITE, &done);
+	/* fi_mr: F77 V5 */
 	vm_case("verbs_fi_atomic_domain_write_region_takes_atomics",
 	        st == IBV_WC_SUCCESS && done, "%s", why);
 	st = fetch_add(atomic, FI_REMOTE_READ, &done);
+	/* fi_mr: V5 */
 	vm_case("verbs_fi_atomic_domain_read_only_region_refuses_atomics",
 	        st == IBV_WC_REM_ACCESS_ERR && !done, "%s", why);
 	st = fetch_add(plain, FI_REMOTE_WRITE, &done);
+	/* fi_mr: F77 V5 */
 	vm_case("verbs_without_fi_atomic_remote_atomics_refused",
 	        st == IBV_WC_REM_ACCESS_ERR && !done, "%s", why);
 	fi_close(&plain->fid);
@@ -126,6 +131,7 @@ static void case_pmem(void)
 	int ret = mt_domain(&t, MODE, FI_RMA | FI_RMA_PMEM, 0, &d), reg;
 
 	if (!mt_dev_flush_persistent(&t)) {
+		/* fi_mr: F107 V6 */
 		vm_case("verbs_rma_pmem_without_device_flush_is_enodata",
 		        ret == -FI_ENODATA, "ret %s", hmr_strerror(ret));
 		if (!ret)
@@ -143,6 +149,7 @@ static void case_pmem(void)
 	ret = mt_reg(d, dst, LEN, RW, 0, &mr);
 	if (!ret)
 		fi_close(&mr->fid);
+	/* fi_mr: F107 V6 */
 	vm_case("verbs_rma_pmem_dram_refused_by_the_nic",
 	        reg == -FI_EINVAL && !ret, "FI_RMA_PMEM %s, plain %s",
 	        hmr_strerror(reg), hmr_strerror(ret));
@@ -193,6 +200,7 @@ static void case_mw_bind(void)
 	if (st == IBV_WC_SUCCESS)
 		st = mt_rdma(&t, IBV_WR_RDMA_WRITE, 0, 8, (uintptr_t)dst + 16,
 		             mw->rkey);
+	/* fi_mr: V7 */
 	vm_case("verbs_mw_bind_domain_window_binds_and_write_lands",
 	        st == IBV_WC_SUCCESS && dst[16] == 0x4d, "status %s, byte %#x",
 	        rc_status_str(st), dst[16] & 0xff);
@@ -201,12 +209,14 @@ static void case_mw_bind(void)
 	st = closed ? mt_rdma(&t, IBV_WR_RDMA_WRITE, 0, 8, (uintptr_t)dst,
 	                      (uint32_t)fi_mr_key(mr))
 	            : -1;
+	/* fi_mr: V22 V23 */
 	vm_case("verbs_close_with_bound_window_is_ebusy_and_mr_stays",
 	        closed == -FI_EBUSY && st == IBV_WC_SUCCESS,
 	        "fi_close %s, write %s", hmr_strerror(closed),
 	        rc_status_str(st));
 	ibv_dealloc_mw(mw);
 	closed = closed ? fi_close(&mr->fid) : 0;
+	/* fi_mr: V19 V23 */
 	vm_case("verbs_close_after_window_freed_succeeds", closed == 0,
 	        "fi_close %s", hmr_strerror(closed));
 	fi_close(&d->fid);
@@ -227,6 +237,7 @@ static void case_mw_bind_refused(void)
 		return;
 	}
 	st = bind_window(mr, mw);
+	/* fi_mr: V7 */
 	vm_case("verbs_without_mw_bind_window_bind_fails", st != IBV_WC_SUCCESS,
 	        "bind %s", rc_status_str(st));
 	ibv_dealloc_mw(mw);
@@ -238,6 +249,7 @@ static void case_mw_bind_refused(void)
  * peer memory without exporting (dma-buf import forced on). */
 static void case_mw_bind_device(void)
 {
+	/* fi_mr: V18 */
 	const char *name = "verbs_mw_bind_device_memory_skips_dmabuf";
 	unsigned long long dev = 0;
 	struct iovec iov;
@@ -287,6 +299,7 @@ static void case_relaxed_ordering(void)
 		return;
 	}
 	tg = target(mr);
+	/* fi_mr: V12 */
 	vm_case("verbs_relaxed_ordering_write_read_land",
 	        !mt_write_read_at(&t, &tg, 100, why, sizeof(why)), "%s", why);
 	fi_close(&mr->fid);
@@ -299,6 +312,7 @@ static void case_refused_flags(void)
 	struct fid_domain *d;
 	int ret = mt_domain(&t, MODE, 0, HMR_DOMAIN_HUGETLB, &d);
 
+	/* fi_mr: V11 */
 	vm_case("verbs_hugetlb_on_pinned_domain_is_eopnotsupp",
 	        ret == -FI_EOPNOTSUPP, "ret %s", hmr_strerror(ret));
 	if (!ret)

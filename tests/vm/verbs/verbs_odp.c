@@ -64,6 +64,7 @@ static void case_modes(void)
 		m = mt_mr_mode(d);
 		fi_close(&d->fid);
 	}
+	/* fi_mr: V9 */
 	vm_case("verbs_odp_domain_opens_without_allocated",
 	        !ret && !(m & FI_MR_ALLOCATED), "ret %s, mr_mode %#llx",
 	        hmr_strerror(ret), (unsigned long long)m);
@@ -197,6 +198,7 @@ out:
  */
 static void case_hugetlb(void)
 {
+	/* fi_mr: V11 */
 	const char *name = "verbs_odp_hugetlb_flag_reaches_the_nic";
 	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "w");
 	struct fid_domain *d, *plain;
@@ -249,9 +251,11 @@ int main(void)
 		return vm_case_exit();
 	}
 	case_modes();
+	/* fi_mr: F39 V9 */
 	case_unbacked("verbs_odp_unbacked_range_registers_and_write_lands", ODP,
 	              true);
 	case_unbacked("verbs_pinned_registration_faults_pages_in", PIN, false);
+	/* fi_mr: F39 V9 */
 	case_remap("verbs_odp_remapped_memory_seen_by_the_nic", ODP, true);
 	case_remap("verbs_pinned_mr_reads_old_pages_after_remap", PIN, false);
 	case_hugetlb();

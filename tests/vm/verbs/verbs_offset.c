@@ -53,6 +53,7 @@ static void case_modes(void)
 		m = mt_mr_mode(d);
 		fi_close(&d->fid);
 	}
+	/* fi_mr: V8 */
 	vm_case("verbs_offset_domain_opens_without_virt_addr",
 	        !ret && !(m & FI_MR_VIRT_ADDR) && (m & FI_MR_PROV_KEY) &&
 	                (m & FI_MR_LOCAL),
@@ -63,6 +64,7 @@ static void case_modes(void)
 		m = mt_mr_mode(d);
 		fi_close(&d->fid);
 	}
+	/* fi_mr: V15 */
 	vm_case("verbs_virt_addr_kept_when_offered",
 	        !ret && (m & FI_MR_VIRT_ADDR), "ret %s, mr_mode %#llx",
 	        hmr_strerror(ret), (unsigned long long)m);
@@ -166,6 +168,7 @@ static void case_cuda(void)
  */
 static void case_mid_page(void)
 {
+	/* fi_mr: V17 */
 	const char *name = "verbs_offset_mid_page_region_is_einval";
 	char *buf = aligned_alloc(4096, LEN);
 	unsigned long long dev = 0;
@@ -200,6 +203,7 @@ static void case_mid_page(void)
  * refuses before any NIC call, whatever the fd is (a memfd here). */
 static void case_caller_dmabuf(void)
 {
+	/* fi_mr: V17 */
 	const char *name = "verbs_offset_caller_dmabuf_mid_page_is_einval";
 	struct fi_mr_dmabuf buf = {.offset = 1, .len = 4096};
 	struct fi_mr_attr attr = {.dmabuf = &buf, .access = RW};
@@ -225,6 +229,7 @@ static void case_caller_dmabuf(void)
  * key to the rkey and addresses base + offset. */
 static void case_raw_key(void)
 {
+	/* fi_mr: V8 V15 */
 	const char *name = "verbs_offset_raw_key_base_0_maps_to_rkey";
 	char *buf = aligned_alloc(4096, LEN);
 	struct fid_domain *d, *peer;
@@ -263,6 +268,7 @@ static void case_raw_key(void)
  * built with hmr_verbs_sge_addr works, the virtual address does not. */
 static void case_local_sge(void)
 {
+	/* fi_mr: V8 V15 */
 	const char *name = "verbs_offset_lkey_addresses_by_offset_too";
 	char *buf = aligned_alloc(4096, LEN), *dst = aligned_alloc(4096, LEN);
 	const struct hmr_verbs_desc *desc;
@@ -302,6 +308,7 @@ static void case_local_sge(void)
 /* A sub-MR is a region of its own: its offsets start at its own start. */
 static void case_sub_mr(void)
 {
+	/* fi_mr: V8 */
 	const char *name = "verbs_offset_sub_mr_counts_from_its_own_start";
 	char *buf = aligned_alloc(4096, LEN);
 	struct iovec iov = {buf + 4096, 4096};

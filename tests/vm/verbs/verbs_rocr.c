@@ -206,6 +206,7 @@ static void dmabuf_then_peermem(struct rc_pair *p, struct fid_mr *src_mr,
 	        !ret[1] && !ret[2] && e[2] == e[1] && e[3] == e[2] + 1,
 	        "regs %d %d, exports %lu %lu", ret[1], ret[2], e[2] - e[1],
 	        e[3] - e[2]);
+	/* fi_mr: V16 */
 	vm_case("verbs_rocr_dmabuf_fds_all_given_back",
 	        hsa.calls(cl) - c0 == e[3] - e[0], "exports %lu, closes %lu",
 	        e[3] - e[0], hsa.calls(cl) - c0);

@@ -125,12 +125,15 @@ static void case_access(void)
 			fi_close(&rw->fid);
 		return;
 	}
+	/* fi_mr: F77 V3 */
 	expect_refused("verbs_write_without_remote_write_refused", ro,
 	               IBV_WR_RDMA_WRITE, 64, (uintptr_t)dst, fi_mr_key(ro));
+	/* fi_mr: F75 V3 */
 	expect_refused("verbs_local_only_mr_refuses_remote_write", lw,
 	               IBV_WR_RDMA_WRITE, 64, (uintptr_t)dst, fi_mr_key(lw));
 	expect_refused("verbs_write_past_end_refused", rw, IBV_WR_RDMA_WRITE,
 	               64, (uintptr_t)dst + LEN - 32, fi_mr_key(rw));
+	/* fi_mr: F2 F16 */
 	expect_refused("verbs_wrong_key_refused", rw, IBV_WR_RDMA_WRITE, 64,
 	               (uintptr_t)dst, fi_mr_key(rw) ^ 0x5500);
 	fi_close(&ro->fid);
@@ -140,6 +143,7 @@ static void case_access(void)
 		int st = rdma(IBV_WR_RDMA_READ, 64, (uintptr_t)dst,
 		              fi_mr_key(ro));
 
+		/* fi_mr: F76 F79 V4 */
 		vm_case("verbs_read_without_remote_read_refused",
 		        st == IBV_WC_REM_ACCESS_ERR, "status %s",
 		        rc_status_str(st));
@@ -147,6 +151,7 @@ static void case_access(void)
 	}
 	key = fi_mr_key(rw);
 	fi_close(&rw->fid);
+	/* fi_mr: F16 F22 V19 */
 	expect_refused("verbs_closed_mr_key_refused", NULL, IBV_WR_RDMA_WRITE,
 	               64, (uintptr_t)dst, key);
 }
@@ -173,6 +178,7 @@ static void case_raw_key(void)
 		ret = fi_mr_map_raw(peer, base, raw, size, &key, 0);
 	memset(dst, 0, LEN);
 	st = ret ? -1 : rdma(IBV_WR_RDMA_WRITE, 64, base, key);
+	/* fi_mr: F41 F58 V21 */
 	vm_case("verbs_raw_key_maps_to_rkey",
 	        !ret && key == fi_mr_key(mr) && base == (uintptr_t)dst &&
 	                st == IBV_WC_SUCCESS && dst[0] == 0x33,
@@ -213,6 +219,7 @@ static void case_modes(void)
 		hmr_domain_mr_mode(d, &mode);
 		fi_close(&d->fid);
 	}
+	/* fi_mr: F10 F30 */
 	vm_case("verbs_mr_mode_keeps_local_virt_allocated_prov_key",
 	        !ret && mode == (FI_MR_LOCAL | FI_MR_VIRT_ADDR |
 	                         FI_MR_ALLOCATED | FI_MR_PROV_KEY),
@@ -225,6 +232,7 @@ static void case_modes(void)
 		vm_case("verbs_with_odp_opens_without_allocated", ret == 0,
 		        "ret %d", ret);
 	else
+		/* fi_mr: F11 F39 */
 		vm_case("verbs_without_odp_needs_allocated", ret == -FI_ENODATA,
 		        "ret %d", ret);
 	if (!ret)
@@ -243,6 +251,7 @@ static void case_modes(void)
 			fi_close(&mr->fid);
 		fi_close(&d->fid);
 	}
+	/* fi_mr: V12 */
 	vm_case("verbs_relaxed_ordering_registers", ret == 0, "ret %s",
 	        hmr_strerror(ret));
 	attr.flags = 0;
@@ -255,6 +264,7 @@ static void case_modes(void)
 		ret = hmr_verbs_pd(d) == pd ? 0 : -2;
 		fi_close(&d->fid);
 	}
+	/* fi_mr: V1 */
 	vm_case("verbs_caller_pd_used_and_not_freed",
 	        !ret && pd && ibv_dealloc_pd(pd) == 0, "ret %d", ret);
 	if (ctx)
@@ -338,6 +348,7 @@ static void case_vgem(void)
 	}
 	fds = vm_open_fds();
 	ret = fi_mr_regattr(hd, &attr, FI_MR_DMABUF, &mr);
+	/* fi_mr: V16 V20 */
 	vm_case("verbs_vgem_dmabuf_refused_cleanly",
 	        ret == -FI_EOPNOTSUPP && vm_open_fds() == fds,
 	        "ret %s, fds %d -> %d", hmr_strerror(ret), fds, vm_open_fds());
@@ -375,7 +386,9 @@ int main(int argc, char **argv)
 		vm_case_fail("verbs_src_mr", "registration failed");
 		return vm_case_exit();
 	}
+	/* fi_mr: F12 F15 F24 F25 F30 F35 F75 V1 V2 V21 */
 	case_write_read("verbs_fi_mr_reg_host_write_read", 0);
+	/* fi_mr: F12 */
 	case_write_read("verbs_fi_mr_regattr_host_write_read", 1);
 	case_access();
 	case_raw_key();
@@ -385,6 +398,7 @@ int main(int argc, char **argv)
 	fi_close(&src_mr->fid);
 	rc_pair_destroy(&pair);
 	ret = fi_close(&domain->fid);
+	/* fi_mr: V19 V22 */
 	vm_case("verbs_domain_closes_clean", ret == 0, "%s", hmr_strerror(ret));
 	free(src);
 	free(dst);

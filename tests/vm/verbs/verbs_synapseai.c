@@ -116,6 +116,7 @@ static void case_rdma(struct fid_domain *d, const struct vm_nic_src *s,
 /* rxe's real answer: refused, cleanly; Habana has no peer memory. */
 static void case_refused(struct ibv_pd *pd)
 {
+	/* fi_mr: V16 */
 	const char *name = "verbs_synapseai_rxe_refuses_real_dmabuf_cleanly";
 	struct fid_domain *d;
 	struct fid_mr *mr;
@@ -176,8 +177,10 @@ static void cases(int hccl)
 		return;
 	}
 	t.lkey = ((struct hmr_verbs_desc *)fi_mr_desc(src_mr))->lkey;
+	/* fi_mr: F90 V16 */
 	snprintf(w, sizeof(w), "verbs_synapseai_%s_dmabuf_rdma_write_lands",
 	         route);
+	/* fi_mr: V16 */
 	snprintf(r, sizeof(r), "verbs_synapseai_%s_dmabuf_rdma_read_returns",
 	         route);
 	case_rdma(d, &t, w, r);

@@ -116,6 +116,7 @@ static int reg_ze(struct fid_domain *d, void *p, uint64_t flags,
 static void case_host_alloc_write(struct rc_pair *p, struct fid_domain *d,
                                   char *src, uint32_t src_lkey)
 {
+	/* fi_mr: F88 */
 	const char *name = "verbs_ze_host_alloc_rdma_write_lands";
 	char *dst = alloc(0), back[256];
 	struct fid_mr *mr;
