@@ -116,6 +116,26 @@ static int owner(const void *ptr, size_t len, const struct hmr_backend_ops **b)
 }
 
 /*
+ * The backend whose memory a dma-buf call names.  Host memory has no
+ * dma-buf to give: the call exists, the argument is wrong (-FI_EINVAL),
+ * where the system backend's empty slot would answer -FI_ENOSYS, "not
+ * implemented".  A runtime's host memory it cannot export is its
+ * backend's to refuse (-FI_EOPNOTSUPP).
+ */
+static int exporter(const void *ptr, size_t len, const char *call,
+                    const struct hmr_backend_ops **b)
+{
+	int ret = owner(ptr, len, b);
+
+	if (ret || (*b)->iface != FI_HMEM_SYSTEM)
+		return ret;
+	hmr_warn("%s: [%p, +%zu) is host memory: only device memory is "
+	         "exported as a dma-buf (register host memory as it is)",
+	         call, ptr, len);
+	return -FI_EINVAL;
+}
+
+/*
  * Which backend exported each open dma-buf fd (iface + 1; 0: none), so
  * that hmr_hmem_dmabuf_put releases it through that backend without
  * classifying the pointer again: a classification that fails at release
@@ -133,7 +153,7 @@ int hmr_hmem_dmabuf_get(const void *ptr, size_t len, uint64_t flags, int *fd,
 
 	if (!ptr || !len || !fd || !offset || (flags & ~HMR_DMABUF_PCIE))
 		return -FI_EINVAL;
-	ret = owner(ptr, len, &b);
+	ret = exporter(ptr, len, "hmr_hmem_dmabuf_get", &b);
 	if (ret)
 		return ret;
 	ret = b->dmabuf_get(ptr, len, flags, fd, offset);
@@ -156,7 +176,7 @@ int hmr_hmem_dmabuf_put(const void *ptr, int fd)
 		b = hmr__hmem_backend((enum fi_hmem_iface)(iface - 1));
 		return b ? b->dmabuf_put(fd) : -FI_ENOSYS;
 	}
-	ret = owner(ptr, 1, &b);
+	ret = exporter(ptr, 1, "hmr_hmem_dmabuf_put", &b);
 	if (ret)
 		return ret;
 	return b->dmabuf_put(fd);

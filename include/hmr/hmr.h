@@ -426,7 +426,10 @@ HMR_EXPORT int hmr_hmem_free(enum fi_hmem_iface iface, void *ptr);
  * memory, exported by the owning backend; give it back with
  * hmr_hmem_dmabuf_put (never close() it yourself: some runtimes track
  * their fds).  flags: HMR_DMABUF_PCIE asks for a PCIe mapping where the
- * runtime offers one (CUDA), falling back to the default when refused. */
+ * runtime offers one (CUDA), falling back to the default when refused.
+ * -FI_EINVAL for host memory no runtime owns (only device memory has a
+ * dma-buf), -FI_EOPNOTSUPP for memory its runtime or device cannot export
+ * (a runtime's host memory among it); hmr_hmem_dmabuf_get(3) lists all. */
 #define HMR_DMABUF_PCIE (1ULL << 0)
 HMR_EXPORT int hmr_hmem_dmabuf_get(const void *ptr, size_t len, uint64_t flags,
                                    int *fd, uint64_t *offset);

@@ -351,16 +351,19 @@ HMR_TEST(cuda_dmabuf_export_failure_is_reported)
 	s.free(p);
 }
 
-/* Host memory belongs to the system backend, which exports nothing: its
- * dmabuf_get slot is the -FI_ENOSYS stub, as libfabric's system ops. */
-HMR_TEST(cuda_dmabuf_of_host_memory_is_enosys)
+/* Host memory has no dma-buf: the call exists and the argument is wrong
+ * (-FI_EINVAL), not "Function not implemented" (the system backend's
+ * empty slot); putting one back is as wrong. */
+HMR_TEST(cuda_dmabuf_of_host_memory_is_einval)
 {
 	char *buf = malloc(8192);
 	uint64_t offset;
-	int fd;
+	int fd = -1;
 
 	sim_open();
-	ASSERT_EQ(hmr_hmem_dmabuf_get(buf, 4096, 0, &fd, &offset), -FI_ENOSYS);
+	ASSERT_EQ(hmr_hmem_dmabuf_get(buf, 4096, 0, &fd, &offset), -FI_EINVAL);
+	ASSERT_EQ(fd, -1);
+	ASSERT_EQ(hmr_hmem_dmabuf_put(buf, 1000), -FI_EINVAL);
 	free(buf);
 }
 

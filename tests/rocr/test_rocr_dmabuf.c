@@ -228,6 +228,7 @@ HMR_TEST(rocr_dmabuf_gzip_kernel_config_is_read)
 	ASSERT_TRUE(log_has(".gz) say yes"));
 }
 
+/* Host memory has no dma-buf: a wrong argument, said in the log. */
 HMR_TEST(rocr_dmabuf_of_host_memory_is_not_rocr)
 {
 	char *buf = malloc(8192);
@@ -235,7 +236,9 @@ HMR_TEST(rocr_dmabuf_of_host_memory_is_not_rocr)
 	int fd;
 
 	app_open();
-	ASSERT_EQ(hmr_hmem_dmabuf_get(buf, 4096, 0, &fd, &offset), -FI_ENOSYS);
+	capture_log();
+	ASSERT_EQ(hmr_hmem_dmabuf_get(buf, 4096, 0, &fd, &offset), -FI_EINVAL);
+	ASSERT_TRUE(log_has("is host memory: only device memory"));
 	free(buf);
 }
 
