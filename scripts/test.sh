@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # test.sh: README command 2: every test, in every build CI runs.
 #   gcc -Werror, clang -Werror, ASan+UBSan, TSan; the format check; the VM
-#   suite (soft-RoCE in QEMU) once, in the gcc build.  Fails if a test was
-#   skipped that this machine can run (all of them, on Debian 12 x86_64
-#   with the packages of scripts/deps.sh).
+#   suite (soft-RoCE in QEMU) and the tests labelled "once" (the Python
+#   package building its own libhmr) once, in the gcc build.  Fails if a
+#   test was skipped that this machine can run (all of them, on Debian 12
+#   x86_64 with the packages of scripts/deps.sh).
 #   valgrind memcheck on the core and unit suites.  The Debian packages
 #   built, installed with dpkg, used and removed (scripts/check-deb.sh, as
 #   root: CI's machine is a throwaway one).
@@ -104,7 +105,7 @@ for w in "${what[@]}"; do
 	format) step format format_check ;;
 	gcc) ctest_args="-LE bench" step gcc run_build gcc \
 		-DCMAKE_C_COMPILER=gcc ;;
-	clang) ctest_args="-LE vm" step clang run_build clang \
+	clang) ctest_args="-LE vm|once" step clang run_build clang \
 		-DCMAKE_C_COMPILER=clang ;;
 	asan) ctest_args="-LE vm" step asan run_build asan \
 		-DCMAKE_C_COMPILER=clang -DHMR_ASAN=ON -DHMR_UBSAN=ON ;;

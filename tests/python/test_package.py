@@ -2,6 +2,7 @@
 """The package: stubs and docstrings for everything public, the sample,
 and pip install against a build tree."""
 import ast
+import json
 import os
 import re
 import shutil
@@ -81,35 +82,83 @@ def test_sample_registers_a_tensor_and_an_array():
     assert re.fullmatch(pattern, out), out
 
 
-def pip_install(tmp_path, env):
+# Run by the venv's interpreter: a tensor and a buffer registered, hmr.info,
+# and the libhmr the process actually mapped.
+CHECK = """
+import json, hmr, torch
+with hmr.Domain() as d:
+    mrs = [d.register(torch.zeros(4)), d.register(bytearray(4096))]
+    done = [(m.iface, m.length) for m in mrs]
+    for m in mrs:
+        m.close()
+info = hmr.info()
+print(json.dumps({"file": hmr.__file__, "version": hmr.__version__,
+                  "mrs": done, "info": [info["library_version"],
+                                        info["header_version"],
+                                        info["domains"]["software"]],
+                  "libhmr": sorted({l.split()[-1] for l in
+                                    open("/proc/self/maps")
+                                    if "/libhmr.so" in l})}))
+"""
+
+
+def pip_install(tmp_path, env, src):
     """What the README says: a venv that sees Debian's numpy and torch,
-    then pip install ./python; no package index, nothing system-wide."""
+    then pip install SRC (the package's folder).  pip as on a fresh
+    machine: no configuration, and --no-index, so anything pip would have
+    to download (a build backend, say) fails the test.  Returns the
+    venv and pip's output."""
+    venv = tmp_path / "venv"
+    subprocess.run(["/usr/bin/python3", "-m", "venv",
+                    "--system-site-packages", venv], check=True)
+    env = {k: v for k, v in env.items() if not k.startswith("PIP_")}
+    env.update(PIP_CONFIG_FILE=os.devnull,
+               CFLAGS=os.environ.get("HMR_TEST_PYTHON_CFLAGS", ""))
+    env.pop("PYTHONPATH", None)  # the installed package must stand alone
+    pip = subprocess.run([venv / "bin" / "pip", "install", "-v",
+                          "--no-index", src], env=env, cwd=tmp_path,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    assert pip.returncode == 0, pip.stdout[-8000:]
+    return venv, pip.stdout
+
+
+def run_installed(venv, env, cwd):
+    """CHECK in the venv; what it found, after checking what must hold
+    wherever libhmr came from."""
+    run = subprocess.run([venv / "bin" / "python", "-c", CHECK],
+                         capture_output=True, text=True, cwd=cwd,
+                         env={k: v for k, v in env.items()
+                              if k != "PYTHONPATH"})
+    assert run.returncode == 0, run.stderr
+    found = json.loads(run.stdout)
+    version = [int(v) for v in hmr.__version__.split(".")]
+    assert found["file"].startswith(str(venv))
+    assert found["version"] == hmr.__version__
+    assert found["mrs"] == [["system", 16], ["system", 4096]]
+    assert found["info"][:2] == [version, version]
+    assert found["info"][2]["available"] is True
+    assert len(found["libhmr"]) == 1, found["libhmr"]
+    return found["libhmr"][0]
+
+
+def copy_package(tmp_path):
     src = tmp_path / "python"
     shutil.copytree(os.path.join(os.environ["HMR_TEST_SOURCE_DIR"],
                                  "python"), src,
                     ignore=shutil.ignore_patterns("build", "*.egg-info"))
-    venv = tmp_path / "venv"
-    subprocess.run(["/usr/bin/python3", "-m", "venv",
-                    "--system-site-packages", venv], check=True)
-    env = dict(env, CFLAGS=os.environ.get("HMR_TEST_PYTHON_CFLAGS", ""))
-    env.pop("PYTHONPATH", None)  # the installed package must stand alone
-    subprocess.run([venv / "bin" / "pip", "install", "-q", "--no-index",
-                    src], check=True, env=env, cwd=tmp_path)
-    check = ("import hmr, torch; d = hmr.Domain(); "
-             "m = d.register(torch.zeros(4)); "
-             "print(hmr.__file__, hmr.__version__, m.iface, m.length); "
-             "m.close(); d.close()")
-    out = subprocess.run([venv / "bin" / "python", "-c", check], check=True,
-                         capture_output=True, text=True, env=env,
-                         cwd=tmp_path).stdout.split()
-    assert out[0].startswith(str(venv)) and out[1:] == [
-        hmr.__version__, "system", "16"]
+    return src
 
 
 def test_pip_installs_the_package_against_the_build_tree(tmp_path):
-    env = dict(os.environ, HMR_BUILD_DIR=os.environ["HMR_TEST_BUILD_DIR"])
+    build = os.environ["HMR_TEST_BUILD_DIR"]
+    env = dict(os.environ, HMR_BUILD_DIR=build)
     env.pop("LD_LIBRARY_PATH")  # found through the extension's rpath
-    pip_install(tmp_path, env)
+    venv, out = pip_install(tmp_path, env, copy_package(tmp_path))
+    assert ("hmr: using the libhmr of the CMake build tree "
+            f"{os.path.abspath(build)} (HMR_BUILD_DIR)") in out
+    lib = run_installed(venv, env, tmp_path)
+    assert os.path.dirname(lib) == os.path.realpath(build)
 
 
 def test_pip_installs_the_package_against_an_installed_libhmr(tmp_path):
@@ -119,7 +168,48 @@ def test_pip_installs_the_package_against_an_installed_libhmr(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "HMR_BUILD_DIR"}
     env["PKG_CONFIG_PATH"] = str(prefix / "lib" / "pkgconfig")
     env["LD_LIBRARY_PATH"] = str(prefix / "lib")  # as ldconfig would
-    pip_install(tmp_path, env)
+    venv, out = pip_install(tmp_path, env, copy_package(tmp_path))
+    assert (f"hmr: using the installed libhmr {hmr.__version__} in "
+            f"{prefix / 'lib'} (pkg-config hmr)") in out
+    lib = run_installed(venv, env, tmp_path)
+    assert os.path.dirname(lib) == os.path.realpath(prefix / "lib")
+
+
+def test_pip_builds_and_ships_libhmr_when_none_is_installed(tmp_path):
+    """The whole source tree, no libhmr anywhere pkg-config looks: the
+    package builds its own and carries it.  The tree is then deleted and
+    the package used from elsewhere, libhmr found beside the extension
+    ($ORIGIN), not through LD_LIBRARY_PATH."""
+    tree = tmp_path / "src"
+    shutil.copytree(os.environ["HMR_TEST_SOURCE_DIR"], tree,
+                    ignore=shutil.ignore_patterns("build*", ".git",
+                                                  "__pycache__",
+                                                  "*.egg-info"))
+    (tmp_path / "no-pc").mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in (
+        "HMR_BUILD_DIR", "LD_LIBRARY_PATH", "PKG_CONFIG_PATH")}
+    env["PKG_CONFIG_LIBDIR"] = str(tmp_path / "no-pc")  # not even /usr's
+    venv, out = pip_install(tmp_path, env, tree / "python")
+    assert f"hmr: using a libhmr built from {tree} into " in out, out
+    shutil.rmtree(tree)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    lib = run_installed(venv, env, elsewhere)
+    package = os.path.dirname(lib)
+    assert os.path.basename(lib) == "libhmr.so.0"
+    assert package == os.path.join(
+        venv, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}",
+        "site-packages", "hmr")
+    ext = [f for f in os.listdir(package) if f.startswith("_hmr.")]
+    assert len(ext) == 1, ext
+    ext = os.path.join(package, ext[0])
+    dyn = subprocess.run(["readelf", "-d", ext], check=True,
+                         capture_output=True, text=True).stdout
+    assert re.search(r"\(RUNPATH\) +Library runpath: \[\$ORIGIN\]", dyn), dyn
+    assert "Shared library: [libhmr.so.0]" in dyn, dyn
+    ldd = subprocess.run(["ldd", ext], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    assert f"libhmr.so.0 => {lib} " in ldd, ldd
 
 
 def test_readme_python_example_runs():
