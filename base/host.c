@@ -12,9 +12,26 @@
 
 #include <hmr/fi_mr.h>
 
+#include "base/config.h"
 #include "base/range.h"
 #include "base/host.h"
 #include "base/log.h"
+
+HMR_CONFIG_VAR(HMR_RTM, "auto",
+               "auto: prove host memory mapped with x86 transactional "
+               "memory (RTM) where the CPU has it; off: never (what a CPU "
+               "without RTM runs: AMD, most Intel since 2021)");
+
+bool hmr__host_rtm(void)
+{
+	const char *v = hmr__config_get("HMR_RTM", NULL);
+
+	if (v && !strcmp(v, "off"))
+		return false;
+	if (v && strcmp(v, "auto"))
+		hmr_warn("HMR_RTM=%s: neither auto nor off; auto is used", v);
+	return hmr__host_cpu_rtm();
+}
 
 size_t hmr__host_page_size(void)
 {
@@ -54,20 +71,25 @@ size_t hmr__host_page_size(void)
 static atomic_int rtm_state; /* 0 not yet asked, 1 use, -1 do not. */
 static atomic_uint rtm_wasted;
 
+/* Whether the CPU has usable RTM (CPUID.7.0: EBX bit 11 RTM; EDX bit 11
+ * RTM_ALWAYS_ABORT), and HMR_RTM leaves it to be used. */
 static bool rtm_usable(void)
 {
 	int s = atomic_load_explicit(&rtm_state, memory_order_relaxed);
-	unsigned a, b, c, d;
 
 	if (s)
 		return s > 0;
-	/* CPUID.7.0: EBX bit 11 RTM; EDX bit 11 RTM_ALWAYS_ABORT. */
-	s = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 11)) &&
-	                    !(d & (1u << 11))
-	            ? 1
-	            : -1;
+	s = hmr__host_rtm() ? 1 : -1;
 	atomic_store_explicit(&rtm_state, s, memory_order_relaxed);
 	return s > 0;
+}
+
+bool hmr__host_cpu_rtm(void)
+{
+	unsigned a, b, c, d;
+
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 11)) &&
+	       !(d & (1u << 11));
 }
 
 /* No sanitizer may look: the bytes are the caller's, and an unmapped one
@@ -120,6 +142,11 @@ static void rtm_wasted_one(void)
 		hmr_info("RTM proofs of backing keep aborting: msync mostly");
 }
 #else
+bool hmr__host_cpu_rtm(void)
+{
+	return false;
+}
+
 static int rtm_mapped(uintptr_t first, uintptr_t last, size_t page)
 {
 	(void)first, (void)last, (void)page;

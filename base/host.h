@@ -7,6 +7,14 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
+/* Whether the CPU has usable x86 restricted transactional memory (RTM;
+ * not AMD's, nor most Intel's since 2021). */
+bool hmr__host_cpu_rtm(void);
+/* Whether hmr uses it: the CPU has it and the setting HMR_RTM is not
+ * "off", which forces what a CPU without RTM runs, so that an Intel
+ * machine measures and tests what an AMD one runs. */
+bool hmr__host_rtm(void);
+
 /* 0 when every page of every iov is mapped in this process; -FI_EFAULT
  * (with a log line naming the first unmapped page) otherwise. */
 int hmr__host_range_mapped(const struct iovec *iov, size_t count);

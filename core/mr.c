@@ -8,6 +8,7 @@
 #include "base/host.h"
 #include "base/log.h"
 #include "core/shard.h"
+#include "core/backed.h"
 #include "core/mr_check.h"
 
 static int mr_close(struct fid *fid);
@@ -385,7 +386,7 @@ static int mr_register(struct hmr_domain *d, struct hmr_mr_req *req,
 	/* Sub-MRs too: the base's pages may have been unmapped since. */
 	if (!(req->flags & FI_MR_DMABUF) && mr->iface == FI_HMEM_SYSTEM &&
 	    hmr__allocated(d) && !d->registrar->checks_backing) {
-		ret = hmr__host_range_mapped(mr->iov, mr->iov_count);
+		ret = hmr__backed(mr->iov, mr->iov_count);
 		if (ret) {
 			hmr_warn("FI_MR_ALLOCATED: the range is not backed");
 			goto err_free;

@@ -3,6 +3,10 @@
 #ifndef HMR_BENCH_H
 #define HMR_BENCH_H
 
+/* bench_machine.c: one line: CPU model, cores, RTM (as hmr uses it:
+ * HMR_RTM=off forces it off), load average at the start. */
+void bench_print_machine(void);
+
 /* Each returns 0, 77 when it cannot run here (with the reason printed),
  * or 1 on failure. */
 int bench_memtype(int argc, char **argv);

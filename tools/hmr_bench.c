@@ -41,6 +41,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < NBENCH; i++) {
 		if (argc > 1 && strcmp(argv[1], benches[i].name) != 0)
 			continue;
+		if (!ran)
+			bench_print_machine();
 		ran++;
 		r = benches[i].run(argc - 1, argv + 1);
 		if (r == 77)

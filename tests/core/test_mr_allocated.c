@@ -5,7 +5,7 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 
-#include "core_util.h"
+#include "pages_util.h"
 
 /* n pages of address space that were mapped and are no longer. */
 static char *unmapped_range(size_t n)
@@ -15,15 +15,6 @@ static char *unmapped_range(size_t n)
 
 	ASSERT_TRUE(p != MAP_FAILED);
 	ASSERT_OK(munmap(p, n * page_size()));
-	return p;
-}
-
-static char *map_pages(size_t n)
-{
-	void *p = mmap(NULL, n * page_size(), PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	ASSERT_TRUE(p != MAP_FAILED);
 	return p;
 }
 
@@ -64,7 +55,7 @@ HMR_TEST(mr_allocated_unmapped_range_is_efault)
 HMR_TEST(mr_allocated_one_unmapped_page_is_efault)
 {
 	struct fid_domain *domain = open_domain(FI_MR_ALLOCATED, 0);
-	char *p = map_pages(3);
+	char *p = map_pages_filled(3, -1);
 	size_t ps = page_size();
 
 	ASSERT_OK(munmap(p + ps, ps));
@@ -84,7 +75,7 @@ HMR_TEST(mr_allocated_one_unmapped_page_is_efault)
 HMR_TEST(mr_allocated_regv_with_unmapped_iov_is_efault)
 {
 	struct fid_domain *domain = open_domain(FI_MR_ALLOCATED, 0);
-	char *good = map_pages(1), *bad = unmapped_range(1);
+	char *good = map_pages_filled(1, -1), *bad = unmapped_range(1);
 	struct iovec iov[2] = {{good, 64}, {bad, 64}};
 	struct fid_mr *mr = NULL;
 
@@ -112,7 +103,7 @@ HMR_TEST(mr_allocated_regattr_unmapped_is_efault)
 HMR_TEST(mr_allocated_mapped_range_registers)
 {
 	struct fid_domain *domain = open_domain(FI_MR_ALLOCATED, 0);
-	char *p = map_pages(2);
+	char *p = map_pages_filled(2, -1);
 	static char data[100];
 	char *heap = malloc(1000);
 
@@ -139,7 +130,7 @@ HMR_TEST(mr_allocated_touched_range_unmapped_later_is_efault)
 
 	for (k = 0; k < sizeof(pages) / sizeof(pages[0]); k++) {
 		size_t n = pages[k];
-		char *p = map_pages(n);
+		char *p = map_pages_filled(n, -1);
 		int i;
 
 		memset(p, 1, n * ps);
@@ -160,7 +151,7 @@ HMR_TEST(mr_allocated_untouched_or_protected_pages_register)
 {
 	struct fid_domain *domain = open_domain(FI_MR_ALLOCATED, 0);
 	size_t ps = page_size();
-	char *p = map_pages(2);
+	char *p = map_pages_filled(2, -1);
 
 	ASSERT_OK(try_reg(domain, p, 2 * ps));
 	p[0] = 1;

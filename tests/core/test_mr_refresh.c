@@ -11,19 +11,9 @@
 #include <sys/uio.h>
 #include <time.h>
 
-#include "core_util.h"
+#include "pages_util.h"
 
 #define PAGES 4
-
-static char *map_pages(size_t n)
-{
-	void *p = mmap(NULL, n * page_size(), PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	ASSERT_TRUE(p != MAP_FAILED);
-	memset(p, 0, n * page_size());
-	return p;
-}
 
 static void unmap_pages(char *p, size_t n)
 {
@@ -40,7 +30,7 @@ static int refresh1(struct fid_mr *mr, void *base, size_t len)
 HMR_TEST(mr_refresh_rejects_flags)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
-	char *mem = map_pages(PAGES);
+	char *mem = map_pages_filled(PAGES, 0);
 	struct fid_mr *mr =
 	        reg_ok(domain, mem, PAGES * page_size(), REMOTE_RW, 1, 0);
 
@@ -55,7 +45,7 @@ HMR_TEST(mr_refresh_rejects_flags)
 HMR_TEST(mr_refresh_mmu_notify_whole_region)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
-	char *mem = map_pages(PAGES);
+	char *mem = map_pages_filled(PAGES, 0);
 	struct fid_mr *mr =
 	        reg_ok(domain, mem, PAGES * page_size(), REMOTE_RW, 1, 0);
 	struct iovec iov = {mem, page_size()};
@@ -76,7 +66,7 @@ HMR_TEST(mr_refresh_mmu_notify_whole_region)
 HMR_TEST(mr_refresh_mmu_notify_ranges_inside_region)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
-	char *mem = map_pages(PAGES);
+	char *mem = map_pages_filled(PAGES, 0);
 	size_t ps = page_size();
 	struct fid_mr *mr = reg_ok(domain, mem + ps, 2 * ps, REMOTE_RW, 1, 0);
 	struct iovec iov[2] = {{mem + ps, 16}, {mem + 2 * ps + 8, ps - 8}};
@@ -92,7 +82,7 @@ HMR_TEST(mr_refresh_mmu_notify_ranges_inside_region)
 HMR_TEST(mr_refresh_range_outside_region_is_einval)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
-	char *mem = map_pages(PAGES);
+	char *mem = map_pages_filled(PAGES, 0);
 	size_t ps = page_size();
 	struct fid_mr *mr = reg_ok(domain, mem + ps, 2 * ps, REMOTE_RW, 1, 0);
 	struct iovec iov[2] = {{mem + ps, 16}, {mem, 16}};
@@ -111,7 +101,7 @@ HMR_TEST(mr_refresh_range_outside_region_is_einval)
 HMR_TEST(mr_refresh_unmapped_range_is_efault)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
-	char *mem = map_pages(PAGES);
+	char *mem = map_pages_filled(PAGES, 0);
 	size_t ps = page_size();
 	struct fid_mr *mr = reg_ok(domain, mem, PAGES * ps, REMOTE_RW, 1, 0);
 
@@ -134,7 +124,7 @@ HMR_TEST(mr_refresh_unmapped_range_is_efault)
 HMR_TEST(mr_refresh_after_remap_reaches_new_pages)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
-	char *mem = map_pages(PAGES);
+	char *mem = map_pages_filled(PAGES, 0);
 	size_t ps = page_size();
 	struct fid_mr *mr = reg_ok(domain, mem, PAGES * ps, REMOTE_RW, 1, 0);
 	void *p, *ptr = NULL;
@@ -156,7 +146,7 @@ HMR_TEST(mr_refresh_after_remap_reaches_new_pages)
 HMR_TEST(mr_refresh_allocated_unset_supported_and_stays_enabled)
 {
 	struct fid_domain *domain = open_domain(0, 0);
-	char *mem = map_pages(PAGES);
+	char *mem = map_pages_filled(PAGES, 0);
 	size_t ps = page_size();
 	struct fid_mr *mr = reg_ok(domain, mem, PAGES * ps, REMOTE_RW, 1, 0);
 	void *ptr = NULL;
@@ -174,7 +164,7 @@ HMR_TEST(mr_refresh_allocated_unset_supported_and_stays_enabled)
 HMR_TEST(mr_refresh_allocated_unset_same_checks)
 {
 	struct fid_domain *domain = open_domain(0, 0);
-	char *mem = map_pages(PAGES);
+	char *mem = map_pages_filled(PAGES, 0);
 	size_t ps = page_size();
 	struct fid_mr *mr = reg_ok(domain, mem, 2 * ps, REMOTE_RW, 1, 0);
 
@@ -192,7 +182,7 @@ HMR_TEST(mr_refresh_allocated_unset_same_checks)
 HMR_TEST(mr_refresh_allocated_without_mmu_notify_is_enosys)
 {
 	struct fid_domain *domain = open_domain(FI_MR_ALLOCATED, 0);
-	char *mem = map_pages(PAGES);
+	char *mem = map_pages_filled(PAGES, 0);
 	struct fid_mr *mr =
 	        reg_ok(domain, mem, PAGES * page_size(), REMOTE_RW, 1, 0);
 
@@ -208,7 +198,7 @@ HMR_TEST(mr_refresh_basic_mode_is_enosys)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
 	struct fid_domain *domain = NULL;
-	char *mem = map_pages(1);
+	char *mem = map_pages_filled(1, 0);
 	struct fid_mr *mr;
 
 	attr.mr_mode = FI_MR_BASIC;
@@ -225,7 +215,7 @@ HMR_TEST(mr_refresh_mmu_notify_wins_over_allocated)
 {
 	struct fid_domain *domain =
 	        open_domain(FI_MR_ALLOCATED | FI_MR_MMU_NOTIFY, 0);
-	char *mem = map_pages(PAGES);
+	char *mem = map_pages_filled(PAGES, 0);
 	struct fid_mr *mr =
 	        reg_ok(domain, mem, PAGES * page_size(), REMOTE_RW, 1, 0);
 	void *ptr = NULL;
@@ -241,7 +231,7 @@ HMR_TEST(mr_refresh_mmu_notify_wins_over_allocated)
 HMR_TEST(mr_refresh_regv_region_covers_every_iov)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
-	char *a = map_pages(1), *b = map_pages(1);
+	char *a = map_pages_filled(1, 0), *b = map_pages_filled(1, 0);
 	struct iovec iov[2] = {{a, page_size()}, {b, page_size()}};
 	struct fid_mr *mr = NULL;
 
@@ -334,7 +324,7 @@ static void race_refresh(struct fid_domain *domain, struct fid_mr *mr,
 HMR_TEST(mr_access_during_mmu_notify_refresh_is_eopbadstate)
 {
 	struct fid_domain *domain = open_domain(FI_MR_MMU_NOTIFY, 0);
-	char *mem = map_pages(PAGES);
+	char *mem = map_pages_filled(PAGES, 0);
 	struct fid_mr *mr =
 	        reg_ok(domain, mem, PAGES * page_size(), REMOTE_RW, 1, 0);
 	struct racer r;
@@ -354,7 +344,7 @@ HMR_TEST(mr_access_during_mmu_notify_refresh_is_eopbadstate)
 HMR_TEST(mr_access_during_refresh_without_mmu_notify_is_granted)
 {
 	struct fid_domain *domain = open_domain(0, 0);
-	char *mem = map_pages(PAGES);
+	char *mem = map_pages_filled(PAGES, 0);
 	struct fid_mr *mr =
 	        reg_ok(domain, mem, PAGES * page_size(), REMOTE_RW, 1, 0);
 	struct racer r;
