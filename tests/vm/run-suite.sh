@@ -42,6 +42,16 @@ if ! KVER=$("$HERE/fetch-kernel.sh"); then
 	exit 1
 fi
 export KVER
+# A suite of the importing rxe (hmr_add_vm_suite RXE_DMABUF) takes the
+# module built for this kernel (cached), loaded by vm-lib.sh's vm_load_rxe.
+if [ -f "$payload/vm-rxe-dmabuf" ]; then
+	if ! ko=$("$HERE/rxe-dmabuf/build-module.sh" "$KVER"); then
+		echo "run-suite: FAILED: could not build rdma_rxe_dmabuf" \
+			"(see above)"
+		exit 1
+	fi
+	cp "$ko" "$payload/rdma_rxe_dmabuf.ko"
+fi
 if ! initrd=$("$HERE/make-initramfs.sh" "$KVER"); then
 	echo "run-suite: FAILED: could not build the initramfs (see above)"
 	exit 1

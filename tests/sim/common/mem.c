@@ -3,8 +3,12 @@
 #include "sim_common.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/udmabuf.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -18,7 +22,8 @@ size_t sim_page_size(void)
 /* A memfd of size bytes (its name shows in /proc/self/maps), or -1. */
 int sim_memfd(const char *name, size_t size)
 {
-	int fd = memfd_create(name, MFD_CLOEXEC);
+	/* Sealable: sim_dmabuf_fd seals it against shrinking for udmabuf. */
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	if (fd >= 0 && ftruncate(fd, (off_t)size) != 0) {
 		close(fd);
@@ -137,4 +142,47 @@ void sim_mem_destroy(struct sim_mem *m)
 		close(m->fd);
 	m->shadow = NULL;
 	m->fd = -1;
+}
+
+/*
+ * The fd a dma-buf export hands out for [off, off + len) of memfd (both
+ * page multiples): a dup of the memfd, whose offsets stay the memfd's,
+ * as the simulators have always done; or, with HMR_SIM_DMABUF=udmabuf
+ * (the test VM's importing-rxe suites, tests/vm/rxe-dmabuf), a real
+ * dma-buf of exactly that range from /dev/udmabuf, whose offset 0 is
+ * the memfd's off.  The memfd is sealed against shrinking first, as
+ * udmabuf requires.  -1 with errno set; udmabuf's failure is never
+ * hidden behind a dup.
+ */
+int sim_dmabuf_fd(int memfd, off_t off, size_t len)
+{
+	const char *mode = getenv("HMR_SIM_DMABUF");
+	struct udmabuf_create c = {
+	        .memfd = (uint32_t)memfd,
+	        .flags = UDMABUF_FLAGS_CLOEXEC,
+	        .offset = (uint64_t)off,
+	        .size = len,
+	};
+	int dev, fd, e;
+
+	if (!mode || strcmp(mode, "udmabuf") != 0)
+		return fcntl(memfd, F_DUPFD_CLOEXEC, 0);
+	if (fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK) != 0) {
+		sim_log("udmabuf: cannot seal memfd %d: %s", memfd,
+		        strerror(errno));
+		return -1;
+	}
+	dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+	if (dev < 0) {
+		sim_log("udmabuf: /dev/udmabuf: %s", strerror(errno));
+		return -1;
+	}
+	fd = ioctl(dev, UDMABUF_CREATE, &c);
+	e = errno;
+	close(dev);
+	if (fd < 0)
+		sim_log("udmabuf: UDMABUF_CREATE of %#zx bytes at %#llx: %s",
+		        len, (unsigned long long)off, strerror(e));
+	errno = e;
+	return fd;
 }

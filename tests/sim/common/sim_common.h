@@ -80,6 +80,7 @@ void *sim_map_shadow(int fd, size_t len);
 int sim_map_fixed(uint64_t addr, size_t len, int prot, int fd, off_t off);
 void sim_unmap_fixed(uint64_t addr, size_t len);
 void *sim_reserve(size_t len);
+int sim_dmabuf_fd(int memfd, off_t off, size_t len);
 
 /* A memfd and the simulator's read/write view of it. */
 struct sim_mem {

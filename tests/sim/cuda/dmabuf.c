@@ -108,7 +108,7 @@ static CUresult sim_export(CUdeviceptr dptr, size_t size,
 	    !sim_cfg.pcie_mapping)
 		return CUDA_ERROR_NOT_SUPPORTED;
 	fd = sim_alias_fd(a, dptr, size);
-	fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0)
+	fd = fd >= 0 ? sim_dmabuf_fd(fd, 0, size)
 	             : sim_opaque_fd(a->device, dptr, size);
 	if (fd < 0)
 		return CUDA_ERROR_OUT_OF_MEMORY;

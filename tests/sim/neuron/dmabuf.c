@@ -9,8 +9,9 @@
 
 /*
  * dma-buf export.  The fd is a dup of the tensor's memfd, NOT a real
- * dma-buf (this kernel cannot make one): offset 0 of the fd is the first
- * byte of the tensor, its base VA.
+ * dma-buf (this kernel cannot make one), or in the test VM a udmabuf of
+ * the whole memfd (sim_dmabuf_fd): either way offset 0 of the fd is the
+ * first byte of the tensor, its base VA.
  *
  * nrt_get_dmabuf_fd (v1) has no offset to report, so only the base works
  * and the fd's offset 0 is va, as the callers assume (libfabric
@@ -53,7 +54,7 @@ static NRT_STATUS sim_dmabuf(uint64_t va, uint64_t size, int *fd,
 	}
 	if ((!interior_ok && off != 0) || size > t->span - off)
 		goto out;
-	dup_fd = fcntl(t->fd, F_DUPFD_CLOEXEC, 0);
+	dup_fd = sim_dmabuf_fd(t->fd, 0, t->span);
 	if (dup_fd < 0) {
 		rc = NRT_RESOURCE;
 		goto out;

@@ -12,7 +12,8 @@
  * buffer object and reports where ptr lies in it (libhsakmt fmm.c
  * hsakmt_fmm_export_dma_buf_fd: offset = ptr - object start).
  *
- * Here the buffer object is the allocation: the fd is a dup of its memfd,
+ * Here the buffer object is the allocation: the fd is a dup of its memfd
+ * (or a udmabuf of all of it, sim_dmabuf_fd),
  * offset 0 of the fd is the allocation's first byte and *offset is
  * ptr - allocation base.  No alignment is required, as with the KFD.
  *
@@ -47,7 +48,7 @@ SIM_API hsa_status_t hsa_amd_portable_export_dmabuf(const void *ptr,
 	if (!sim_cfg.dmabuf)
 		goto out;
 	rc = HSA_STATUS_ERROR_OUT_OF_RESOURCES; /* fd table full */
-	fd = fcntl(a->fd, F_DUPFD_CLOEXEC, 0);
+	fd = sim_dmabuf_fd(a->fd, 0, a->span);
 	if (fd < 0)
 		goto out;
 	*dmabuf = fd;

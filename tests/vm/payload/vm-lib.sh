@@ -49,6 +49,20 @@ vm_wait_gid() { # vm_wait_gid DEV [TENTHS]: wait for DEV's GID 0 (10 s)
 	return 1
 }
 
+vm_load_rxe() { # vm_load_rxe: rdma_rxe, or the payload's importing rxe
+	# A payload with rdma_rxe_dmabuf.ko (tests/vm/rxe-dmabuf/README.md)
+	# gets it in place of the stock module, which init loaded at boot.
+	if [ -f /payload/rdma_rxe_dmabuf.ko ]; then
+		[ ! -d /sys/module/rdma_rxe ] || rmmod rdma_rxe || return 1
+		[ -d /sys/module/rdma_rxe_dmabuf ] ||
+			insmod /payload/rdma_rxe_dmabuf.ko || return 1
+		echo "vm: rdma_rxe_dmabuf loaded in place of rdma_rxe;" \
+			"taint $(cat /proc/sys/kernel/tainted)"
+		return 0
+	fi
+	modprobe rdma_rxe
+}
+
 vm_setup_rxe() { # vm_setup_rxe: rxe0 on dummy0, rxe1/rxe2 on veth0/veth1
 	local d
 	echo "vm: setting up rxe at uptime $(vm_uptime) s"
@@ -57,7 +71,7 @@ vm_setup_rxe() { # vm_setup_rxe: rxe0 on dummy0, rxe1/rxe2 on veth0/veth1
 	if grep -qx crc32_generic /etc/vm-modules; then
 		modprobe crc32_generic || return 1
 	fi
-	modprobe rdma_rxe || return 1
+	vm_load_rxe || return 1
 	modprobe dummy && modprobe veth || return 1
 	# No duplicate address detection: the link-local address (GID 0)
 	# is never tentative, so traffic can use it at once.

@@ -11,6 +11,9 @@
 #include <hmr/hmr.h>
 
 #include "dmabuf_nic.h"
+#ifdef VM_NIC_KERNEL
+#include "reg_dmabuf.h"
+#endif
 #include "rc_pair.h"
 #include "vm_case.h"
 
@@ -19,6 +22,8 @@ const char *vm_nic_takes;
 int vm_nic_on = 1;
 unsigned vm_nic_imports;
 uint64_t vm_nic_offset;
+
+#ifndef VM_NIC_KERNEL
 static struct {
 	struct ibv_mr *mr;
 	void *map;
@@ -101,6 +106,17 @@ SHIM_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	return ret;
 }
 
+#endif /* VM_NIC_KERNEL */
+
+/* With VM_NIC_KERNEL the kernel imports (rxe-dmabuf/reg_dmabuf.c). */
+#ifdef VM_NIC_KERNEL
+#define NIC_IMPORTS vm_kernel_imports
+#define NIC_OFFSET  vm_kernel_offset
+#else
+#define NIC_IMPORTS vm_nic_imports
+#define NIC_OFFSET  vm_nic_offset
+#endif
+
 #define WOFF (4096 + 512) /* where the WRITE lands in the buffer */
 #define ROFF 6144         /* where the READ reads: bytes hmr copied in */
 #define WLEN 256
@@ -111,7 +127,7 @@ void vm_nic_rdma_cases(const struct vm_nic_src *s, uint64_t p,
                        uint64_t want_offset, const char *w, const char *r)
 {
 	unsigned char want[SEEN], back[SEEN];
-	unsigned imports = vm_nic_imports;
+	unsigned imports = NIC_IMPORTS;
 	struct fid_mr *mr;
 	int fds, ret, st;
 	size_t i;
@@ -134,13 +150,13 @@ void vm_nic_rdma_cases(const struct vm_nic_src *s, uint64_t p,
 	ret = hmr_hmem_copy_from(back, (void *)(uintptr_t)p, sizeof(back));
 	vm_case(w,
 	        st == IBV_WC_SUCCESS && !ret && !memcmp(back, want, SEEN) &&
-	                vm_nic_imports == imports + 1 &&
-	                vm_nic_offset == want_offset && vm_open_fds() == fds,
+	                NIC_IMPORTS == imports + 1 &&
+	                NIC_OFFSET == want_offset && vm_open_fds() == fds,
 	        "status %s, copy %s, bytes %s, imports %u, offset %#llx (want "
 	        "%#llx), fds %d -> %d",
 	        rc_status_str(st), hmr_strerror(ret),
 	        memcmp(back, want, SEEN) ? "differ" : "equal",
-	        vm_nic_imports - imports, (unsigned long long)vm_nic_offset,
+	        NIC_IMPORTS - imports, (unsigned long long)NIC_OFFSET,
 	        (unsigned long long)want_offset, fds, vm_open_fds());
 	memset(s->src, 0, WLEN);
 	st = rc_rdma(s->pair, IBV_WR_RDMA_READ, s->src, WLEN, s->lkey, p + ROFF,

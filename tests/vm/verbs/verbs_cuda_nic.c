@@ -78,6 +78,19 @@ static void case_rdma(const struct vm_nic_src *s)
 	vm_nic_rdma_cases(s, p, reg_cuda, 0, w, r);
 }
 
+/* hmr says which path CUDA memory takes on rxe0 before registering. */
+static void case_path(void)
+{
+	enum hmr_verbs_path path = HMR_VERBS_PATH_NONE;
+	char why[256] = "";
+	int ret =
+	        hmr_verbs_reg_path(FI_HMEM_CUDA, 0, 0, &path, why, sizeof(why));
+
+	vm_case("verbs_cuda_dmabuf_reg_path",
+	        !ret && path == HMR_VERBS_PATH_DMABUF, "%s, path %d: %s",
+	        hmr_strerror(ret), (int)path, why);
+}
+
 int main(void)
 {
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
@@ -88,9 +101,15 @@ int main(void)
 
 	/* Before hmr's first memory call: backends start once. */
 	setenv("HMR_CUDA_LIBRARY", SIM, 1);
+#ifdef VM_NIC_KERNEL
+	/* rdma_rxe_dmabuf imports real dma-bufs: udmabuf's, of the
+	 * simulator's memfd; hmr asks rxe itself whether it imports. */
+	setenv("HMR_SIM_DMABUF", "udmabuf", 1);
+#else
 	/* Not rxe's answer to the probe: this program's NIC imports. */
 	setenv("HMR_VERBS_DMABUF", "on", 1);
 	vm_nic_takes = "sim-cuda:dev";
+#endif
 	attr.kind = HMR_DOMAIN_VERBS;
 	attr.nic_name = "rxe0";
 	attr.caps = FI_HMEM;
@@ -108,6 +127,7 @@ int main(void)
 	}
 	s.lkey = ((struct hmr_verbs_desc *)fi_mr_desc(src_mr))->lkey;
 	domain = d;
+	case_path();
 	case_rdma(&s);
 	fi_close(&src_mr->fid);
 	rc_pair_destroy(&pair);
