@@ -76,6 +76,7 @@ void hmr__verbs_features_fini(struct hmr_domain *d);
 struct hmr_verbs_range {
 	void *p;
 	size_t len;
+	uint64_t iova; /* Its NIC address (hmr__verbs_nic_addr). */
 	enum fi_hmem_iface iface;
 	uint64_t device;
 	bool device_memory; /* dma-buf or peer memory, not ibv_reg_mr. */
@@ -91,7 +92,24 @@ struct hmr_verbs_mr {
 	struct hmr_cache_entry *entry;
 };
 
+/* The IBV_ACCESS_* rights through which a peer addresses a region (a
+ * window bound to it, a FLUSH of it): a region with none of them is
+ * local-only, reached through its lkey alone. */
+#define HMR_VERBS_PEER_ACCESS                                                  \
+	(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |                    \
+	 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND |                       \
+	 IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT)
+
 /* verbs_mr.c */
+/*
+ * *iova = the NIC address a region with these IBV_ACCESS_* rights is
+ * registered at: va (its first byte here) under FI_MR_VIRT_ADDR, else 0
+ * when a peer addresses it, else the page offset of pos (va, or the
+ * offset into a dma-buf).  -FI_EINVAL, logged, when a peer's region
+ * starts mid-page or [*iova, *iova + len) overflows.
+ */
+int hmr__verbs_nic_addr(bool virt_addr, int access, uint64_t va, uint64_t pos,
+                        uint64_t len, uint64_t *iova);
 int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
                    const struct hmr_mr_req *req);
 int hmr__verbs_dereg(struct hmr_domain *d, struct hmr_mr *mr);
@@ -106,9 +124,11 @@ int hmr__verbs_cache_open(struct hmr_domain *d);
 void hmr__verbs_cache_close(struct hmr_domain *d);
 bool hmr__verbs_cacheable(struct hmr_domain *d, const struct hmr_verbs_range *r,
                           int access);
+/* *iova: the NIC address of the registration *out (which may start
+ * before r when *entry is set). */
 int hmr__verbs_cache_get(struct hmr_domain *d, const struct hmr_verbs_range *r,
                          int access, struct hmr_cache_entry **entry,
-                         struct ibv_mr **out);
+                         struct ibv_mr **out, uint64_t *iova);
 void hmr__verbs_cache_put(struct hmr_domain *d, struct hmr_cache_entry *entry);
 
 /* verbs_peermem.c: is a peer-memory module for iface loaded? */

@@ -81,6 +81,15 @@ static bool memory_id(const struct hmr_verbs_range *r, uint64_t *id)
 	return true;
 }
 
+/* The NIC address e is registered at: that of its own first byte, which
+ * may lie before the buffer of the MR it serves. */
+static int entry_iova(struct hmr_domain *d, const struct hmr_cache_entry *e,
+                      uint64_t *iova)
+{
+	return hmr__verbs_nic_addr(hmr__virt_addr(d), (int)e->access, e->start,
+	                           e->start, e->end - e->start, iova);
+}
+
 static int cache_reg(void *ctx, struct hmr_cache_entry *e)
 {
 	struct hmr_domain *d = ctx;
@@ -92,6 +101,9 @@ static int cache_reg(void *ctx, struct hmr_cache_entry *e)
 	struct ibv_mr *imr;
 	int ret;
 
+	ret = entry_iova(d, e, &r.iova);
+	if (ret)
+		return ret;
 	if (e->id) {
 		ret = hmr_hmem_query(r.p, r.len, &info);
 		if (ret)
@@ -177,17 +189,26 @@ bool hmr__verbs_cacheable(struct hmr_domain *d, const struct hmr_verbs_range *r,
 
 int hmr__verbs_cache_get(struct hmr_domain *d, const struct hmr_verbs_range *r,
                          int access, struct hmr_cache_entry **entry,
-                         struct ibv_mr **out)
+                         struct ibv_mr **out, uint64_t *iova)
 {
 	uint64_t id;
 	int ret;
 
+	*iova = r->iova;
 	if (!memory_id(r, &id))
 		return hmr__verbs_reg_range(d, r, access, out);
 	ret = hmr__cache_get(d->cache, (uintptr_t)r->p, r->len,
 	                     (uint64_t)access, id, entry);
 	if (ret)
 		return ret;
+	/* cache_reg registered the entry at this address (it cannot fail
+	 * now); the entry may start before r. */
+	ret = entry_iova(d, *entry, iova);
+	if (ret) {
+		hmr__cache_put(d->cache, *entry);
+		*entry = NULL;
+		return ret;
+	}
 	*out = (*entry)->handle;
 	return 0;
 }

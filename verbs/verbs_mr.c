@@ -6,18 +6,59 @@
 #include <string.h>
 
 #include "base/host.h"
+#include "base/range.h"
 #include "base/oserr.h"
 #include "base/log.h"
 #include "cache/cache.h"
 #include "hmem/hmem.h"
 #include "verbs/verbs.h"
 
-/* The NIC's address of a region's first byte: its virtual address under
- * FI_MR_VIRT_ADDR; otherwise 0, so the NIC itself resolves a peer's
- * offsets (ibv_reg_mr(3): hca_va 0 has the effect of ZERO_BASED). */
-static uint64_t hca_va(const struct hmr_domain *d, const void *p)
+/*
+ * The kernel registers a region only at a NIC address with the page offset
+ * of its first byte (ib_uverbs_reg_mr: start and hca_va; ibv_reg_dmabuf_mr:
+ * offset and iova), on every NIC.  Under FI_MR_VIRT_ADDR that address is
+ * the virtual one.  Without it, a region a peer addresses is registered at
+ * 0, so the NIC itself resolves the peer's offsets (ibv_reg_mr(3): hca_va
+ * 0 has the effect of ZERO_BASED); one that starts mid-page cannot be,
+ * and is refused here, on every path, rather than shift the peer's
+ * offsets.  A local-only region has no peer counting offsets: it is
+ * registered at its own page offset, and the SGE addresses of its lkey
+ * come from hmr_verbs_sge_addr (desc->iova + buf - desc->start), so any
+ * buffer works.  iova <= va there, so iova + len cannot overflow where
+ * va + len does not; checked all the same, as every end is.
+ */
+int hmr__verbs_nic_addr(bool virt_addr, int access, uint64_t va, uint64_t pos,
+                        uint64_t len, uint64_t *iova)
 {
-	return hmr__virt_addr(d) ? (uint64_t)(uintptr_t)p : 0;
+	uint64_t in = pos & (hmr__host_page_size() - 1), at, end;
+
+	if (virt_addr)
+		at = va;
+	else if (!(access & HMR_VERBS_PEER_ACCESS))
+		at = in;
+	else if (!in)
+		at = 0;
+	else {
+		hmr_warn(
+		        "offset addressing of [%#llx, +%llu) with remote "
+		        "rights: the region starts %#llx into a page, and the "
+		        "kernel gives a region only a NIC address with its own "
+		        "page offset, so offset 0 cannot be byte 0; register "
+		        "memory that starts on a page, register it for local "
+		        "access only, or offer FI_MR_VIRT_ADDR",
+		        (unsigned long long)va, (unsigned long long)len,
+		        (unsigned long long)in);
+		return -FI_EINVAL;
+	}
+	if (!hmr__range_end(at, len, &end)) {
+		hmr_warn("NIC address %#llx + %llu of the region at %#llx "
+		         "overflows",
+		         (unsigned long long)at, (unsigned long long)len,
+		         (unsigned long long)va);
+		return -FI_EINVAL;
+	}
+	*iova = at;
+	return 0;
 }
 
 /* rdma-core's errno as a -FI_E* code (a kernel's ENOTSUPP, 524, too). */
@@ -56,10 +97,9 @@ static int dmabuf_page(uint64_t iova, uint64_t offset, char *why,
 		return 0;
 	snprintf(why, why_len,
 	         "dma-buf: the buffer is %#llx into a page, its NIC address "
-	         "%#llx (%s) is not: ibv_reg_dmabuf_mr(3) wants the same page "
+	         "%#llx is not: ibv_reg_dmabuf_mr(3) wants the same page "
 	         "offset",
-	         (unsigned long long)(offset & mask), (unsigned long long)iova,
-	         iova ? "virtual" : "offset addressing");
+	         (unsigned long long)(offset & mask), (unsigned long long)iova);
 	return -FI_EINVAL;
 }
 
@@ -68,7 +108,7 @@ static int reg_host(struct hmr_domain *d, const struct hmr_verbs_range *r,
                     int access, struct ibv_mr **out)
 {
 	struct hmr_verbs *v = hmr__verbs(d);
-	uint64_t va = hca_va(d, r->p);
+	uint64_t va = r->iova;
 	int err;
 
 	/* Pages may come and go while the MR lives: ODP follows them. */
@@ -91,16 +131,24 @@ static bool use_implicit(const struct hmr_verbs *v, const struct hmr_mr *mr)
 	       !(mr->flags & FI_RMA_PMEM);
 }
 
-/* The caller's own dma-buf (FI_MR_DMABUF); under FI_MR_VIRT_ADDR its
- * address is base_addr + offset (fi_mr(3)), which core/ put in mr->base. */
+/* The caller's own dma-buf (FI_MR_DMABUF), registered at *iova: under
+ * FI_MR_VIRT_ADDR its address base_addr + offset (fi_mr(3)), which core/
+ * put in mr->base; otherwise 0, or the offset's page offset when local. */
 static int reg_caller_dmabuf(struct hmr_domain *d, const struct hmr_mr *mr,
                              const struct fi_mr_dmabuf *b, int access,
-                             struct ibv_mr **out)
+                             struct ibv_mr **out, uint64_t *iova_out)
 {
-	uint64_t iova = hmr__virt_addr(d) ? mr->base : 0;
+	uint64_t iova;
 	char why[200];
 	int ret;
 
+	ret = hmr__verbs_nic_addr(hmr__virt_addr(d), access, mr->base,
+	                          b->offset, b->len, &iova);
+	if (ret) {
+		hmr_warn("FI_MR_DMABUF fd %d at offset %#llx refused", b->fd,
+		         (unsigned long long)b->offset);
+		return ret;
+	}
 	ret = dmabuf_page(iova, b->offset, why, sizeof(why));
 	if (!ret)
 		ret = dmabuf_access(access, why, sizeof(why));
@@ -110,6 +158,7 @@ static int reg_caller_dmabuf(struct hmr_domain *d, const struct hmr_mr *mr,
 	}
 	*out = ibv_reg_dmabuf_mr(hmr__verbs(d)->pd, b->offset, b->len, iova,
 	                         b->fd, access);
+	*iova_out = iova;
 	if (*out)
 		return 0;
 	hmr_warn("ibv_reg_dmabuf_mr(fd %d, offset %llu, len %zu, iova %#llx): "
@@ -179,13 +228,12 @@ static int try_dmabuf(struct hmr_domain *d, const struct hmr_verbs_range *r,
 		         hmr_strerror(err));
 		return err;
 	}
-	err = dmabuf_page(hca_va(d, p), offset, why, why_len);
+	err = dmabuf_page(r->iova, offset, why, why_len);
 	if (err) {
 		b->dmabuf_put(fd);
 		return err;
 	}
-	*out = ibv_reg_dmabuf_mr(v->pd, offset, r->len, hca_va(d, p), fd,
-	                         access);
+	*out = ibv_reg_dmabuf_mr(v->pd, offset, r->len, r->iova, fd, access);
 	err = *out ? 0 : errno;
 	b->dmabuf_put(fd);
 	if (!err)
@@ -212,7 +260,7 @@ static int try_peermem(struct hmr_domain *d, const struct hmr_verbs_range *r,
 		snprintf(why, why_len, "peer-memory: no module loaded");
 		return -FI_EOPNOTSUPP;
 	}
-	*out = ibv_reg_mr_iova(hmr__verbs(d)->pd, r->p, r->len, hca_va(d, r->p),
+	*out = ibv_reg_mr_iova(hmr__verbs(d)->pd, r->p, r->len, r->iova,
 	                       access);
 	if (*out)
 		return 0;
@@ -240,29 +288,6 @@ static int reg_device(struct hmr_domain *d, const struct hmr_verbs_range *r,
 	         hmr_hmem_iface_name(r->iface), (unsigned long long)r->device,
 	         why1, why2);
 	return -FI_EOPNOTSUPP;
-}
-
-/*
- * The kernel registers a region only at a NIC address with the region's
- * own page offset (ib_uverbs_reg_mr: start and hca_va; ibv_reg_dmabuf_mr:
- * offset and iova), on every NIC.  So a region that starts mid-page cannot
- * be addressed from 0: refused here, for every path, rather than shift
- * the peer's offsets.
- */
-static int offset_rule(const struct hmr_domain *d, const struct hmr_mr *mr)
-{
-	uintptr_t p = (uintptr_t)mr->iov[0].iov_base;
-	size_t in = p & (hmr__host_page_size() - 1);
-
-	if (hmr__virt_addr(d) || !in)
-		return 0;
-	hmr_warn("offset addressing of [%p, +%zu): the region starts %#zx "
-	         "into a page, and the kernel gives a region only a NIC "
-	         "address with its own page offset, so offset 0 cannot be "
-	         "byte 0; register memory that starts on a page, or offer "
-	         "FI_MR_VIRT_ADDR",
-	         mr->iov[0].iov_base, mr->iov[0].iov_len, in);
-	return -FI_EINVAL;
 }
 
 int hmr__verbs_reg_range(struct hmr_domain *d, const struct hmr_verbs_range *r,
@@ -296,13 +321,16 @@ int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
 	/* A sub-MR is a registration of its own on verbs, on its memory's
 	 * path: the NIC checks its rights and bounds, not the base's. */
 	if (req->flags & FI_MR_DMABUF)
-		ret = reg_caller_dmabuf(d, mr, req->attr.dmabuf, access, &imr);
-	else if ((ret = offset_rule(d, mr)))
+		ret = reg_caller_dmabuf(d, mr, req->attr.dmabuf, access, &imr,
+		                        &r.iova);
+	else if ((ret = hmr__verbs_nic_addr(hmr__virt_addr(d), access, mr->base,
+	                                    mr->base, r.len, &r.iova)))
 		return ret;
 	else if (!r.device_memory && use_implicit(hmr__verbs(d), mr))
 		imr = hmr__verbs(d)->implicit;
 	else if (hmr__verbs_cacheable(d, &r, access))
-		ret = hmr__verbs_cache_get(d, &r, access, &vm->entry, &imr);
+		ret = hmr__verbs_cache_get(d, &r, access, &vm->entry, &imr,
+		                           &r.iova);
 	else
 		ret = hmr__verbs_reg_range(d, &r, access, &imr);
 	if (ret)
@@ -311,9 +339,9 @@ int hmr__verbs_reg(struct hmr_domain *d, struct hmr_mr *mr,
 	vm->desc.rkey = imr->rkey;
 	vm->desc.mr = imr;
 	/* A cached registration may start before this MR: the NIC addresses
-	 * its bytes from the registration's start. */
+	 * its bytes from the registration's start, at its NIC address. */
 	vm->desc.start = vm->entry ? vm->entry->start : mr->base;
-	vm->desc.iova = hmr__virt_addr(d) ? vm->desc.start : 0;
+	vm->desc.iova = r.iova;
 	mr->registrar_data = vm;
 	mr->key = imr->rkey;
 	mr->mr_fid.mem_desc = &vm->desc;

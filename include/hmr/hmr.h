@@ -315,16 +315,19 @@ HMR_EXPORT int hmr_mr_access_auth(struct fid_domain *domain,
  *
  * The NIC addresses a region's bytes the same way for the lkey as for the
  * rkey: by virtual address under FI_MR_VIRT_ADDR, by offset otherwise
- * (the region is registered at NIC address 0).  So a local ibv_sge's addr
- * is hmr_verbs_sge_addr(desc, buf), which is buf itself only under
- * FI_MR_VIRT_ADDR.
+ * (a region with remote rights is registered at NIC address 0, and must
+ * start on a page; a local-only one at its first byte's offset in its
+ * page, so it may start anywhere).  So a local ibv_sge's addr is
+ * hmr_verbs_sge_addr(desc, buf), for any buf inside the MR, which is buf
+ * itself only under FI_MR_VIRT_ADDR.
  */
 struct hmr_verbs_desc {
 	uint32_t lkey;
 	uint32_t rkey;
 	struct ibv_mr *mr;
-	uint64_t start; /* The region's first byte in this process. */
-	uint64_t iova;  /* Its NIC address: start, or 0 under offsets. */
+	uint64_t start; /* The registration's first byte in this process. */
+	uint64_t iova;  /* Its NIC address: start, or under offsets 0 (remote
+	                 * rights) or start's page offset (local only). */
 };
 static inline uint64_t hmr_verbs_sge_addr(const struct hmr_verbs_desc *desc,
                                           const void *buf)
