@@ -434,9 +434,11 @@ static int bench_threads(void)
 	return 0;
 }
 
+/* hmr_bench cache [miss]: every case, or the misses alone (to profile). */
 int bench_cache(int argc, char **argv)
 {
-	(void)argc, (void)argv;
+	bool only_misses = argc > 1 && !strcmp(argv[1], "miss");
+
 	/* The default monitor (memhooks: every hit checks its patch) unless
 	 * the caller chose one; with import, events come by hand. */
 	setenv("FI_MR_CACHE_MONITOR", "memhooks", 0);
@@ -447,6 +449,13 @@ int bench_cache(int argc, char **argv)
 	printf("cache: get + put of 4 KiB regions, trivial registration, "
 	       "median of %d runs; hmr vs UCX's ucs_rcache\n",
 	       RUNS);
+	if (only_misses) {
+		if (bench_misses(0, "miss + insert", "<= 1.00") ||
+		    bench_misses(EVICT_KEEP, "miss + evict (1,024 kept)", NULL))
+			return fprintf(stderr, "cache: a get failed\n"), 1;
+		munmap(arena, (size_t)MAX_REGIONS * STRIDE);
+		return 0;
+	}
 	if (bench_hits(1, false, NULL) || bench_hits(1024, false, "<= 0.50") ||
 	    bench_hits(16384, false, NULL) || bench_hits(32768, false, NULL) ||
 	    bench_hits(65536, false, "<= 0.25") ||
