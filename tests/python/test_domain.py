@@ -76,6 +76,31 @@ def test_verbs_domain_opens_or_says_why_not():
     assert why["reason"] in str(e.value) and e.value.code == why["code"]
 
 
+def test_lkey_is_none_and_cache_stats_enosys_on_a_software_domain(domain):
+    with domain.register(np.zeros(8)) as mr:
+        assert mr.lkey is None and isinstance(mr.key, int)
+    with pytest.raises(hmr.Error) as e:
+        mr.lkey  # closed
+    assert e.value.code == -hmr.FI_EBADF
+    with pytest.raises(hmr.Error) as e:
+        domain.cache_stats()
+    assert e.value.code == -hmr.FI_ENOSYS
+
+
+class _NotAPD:
+    pd = "not a pointer"
+
+
+def test_pd_argument_is_checked_before_the_domain_opens():
+    with pytest.raises(ValueError, match="kind=.verbs"):
+        hmr.Domain(pd=0x1000)  # software domains have no PD
+    for bad in ("x", _NotAPD(), object()):
+        with pytest.raises(TypeError, match="pyverbs PD"):
+            hmr.Domain(kind="verbs", pd=bad)
+    with pytest.raises(ValueError, match="NULL"):
+        hmr.Domain(kind="verbs", pd=0)
+
+
 def test_raw_key_maps_back_to_the_key(domain):
     a = np.arange(64, dtype=np.uint8)
     with domain.register(a) as mr:
