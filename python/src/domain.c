@@ -54,17 +54,10 @@ static int u64_arg(PyObject *o, const char *name, uint64_t *v)
 	return 0;
 }
 
-/*
- * pd=: a struct ibv_pd * as an int, or an object whose `pd` attribute is
- * one (pyverbs.pd.PD), which the domain then holds until it closes: the
- * protection domain must outlive every registration in it.  Verbs only.
- */
-static int pd_arg(PyObject *o, enum hmr_domain_kind kind, PyObject **owner,
-                  struct ibv_pd **pd)
+/* pd=: the caller's struct ibv_pd * as an int (verbs only; the caller
+ * keeps the PD until the domain is closed, as hmr_domain_attr.pd says). */
+static int pd_arg(PyObject *o, enum hmr_domain_kind kind, struct ibv_pd **pd)
 {
-	PyObject *addr = o;
-	void *p;
-
 	if (o == Py_None)
 		return 0;
 	if (kind != HMR_DOMAIN_VERBS) {
@@ -74,31 +67,15 @@ static int pd_arg(PyObject *o, enum hmr_domain_kind kind, PyObject **owner,
 		return -1;
 	}
 	if (!PyLong_Check(o)) {
-		addr = PyObject_GetAttrString(o, "pd");
-		if (!addr || !PyLong_Check(addr)) {
-			Py_XDECREF(addr);
-			PyErr_Format(
-			        PyExc_TypeError,
-			        "pd: a struct ibv_pd * as an int, or an "
-			        "object whose .pd is one (pyverbs PD), not "
-			        "%.100s",
-			        Py_TYPE(o)->tp_name);
-			return -1;
-		}
-		*owner = Py_NewRef(o);
-	}
-	p = PyLong_AsVoidPtr(addr);
-	if (addr != o)
-		Py_DECREF(addr);
-	if (!p) {
-		if (!PyErr_Occurred())
-			PyErr_SetString(PyExc_ValueError,
-			                "pd: NULL (a closed pyverbs PD?)");
-		Py_CLEAR(*owner);
+		PyErr_Format(PyExc_TypeError,
+		             "pd: a struct ibv_pd * as an int, not %.100s",
+		             Py_TYPE(o)->tp_name);
 		return -1;
 	}
-	*pd = p;
-	return 0;
+	*pd = PyLong_AsVoidPtr(o);
+	if (!*pd && !PyErr_Occurred())
+		PyErr_SetString(PyExc_ValueError, "pd: NULL");
+	return *pd ? 0 : -1;
 }
 
 static int open_failed(enum hmr_domain_kind kind, int ret)
@@ -123,7 +100,7 @@ static int domain_init(HmrDomain *self, PyObject *args, PyObject *kw)
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
 	const char *kind = "software", *nic = NULL;
 	PyObject *mode_o = Py_None, *caps_o = Py_None, *flags_o = Py_None;
-	PyObject *pd_o = Py_None, *owner = NULL;
+	PyObject *pd_o = Py_None;
 	Py_buffer auth = {0};
 	struct fid_domain *fid = NULL;
 	int ret;
@@ -144,7 +121,7 @@ static int domain_init(HmrDomain *self, PyObject *args, PyObject *kw)
 	ret = parse_kind(kind, &attr.kind) ||
 	      u64_arg(caps_o, "caps", &attr.caps) ||
 	      u64_arg(flags_o, "flags", &attr.flags) ||
-	      pd_arg(pd_o, attr.kind, &owner, &attr.pd);
+	      pd_arg(pd_o, attr.kind, &attr.pd);
 	if (!ret && mode_o == Py_None && attr.kind == HMR_DOMAIN_SOFTWARE) {
 		attr.mr_mode = HMRPY_SOFTWARE_MR_MODE;
 		attr.flags |= HMR_DOMAIN_EMULATE_MR_MODE;
@@ -160,12 +137,9 @@ static int domain_init(HmrDomain *self, PyObject *args, PyObject *kw)
 	}
 	if (auth.obj)
 		PyBuffer_Release(&auth);
-	if (ret) {
-		Py_XDECREF(owner);
+	if (ret)
 		return -1;
-	}
 	self->fid = fid;
-	self->pd_owner = owner;
 	self->kind = attr.kind;
 	hmr_domain_mr_mode(fid, &self->mr_mode);
 	hmr_domain_caps(fid, &self->caps);
@@ -190,7 +164,6 @@ static void domain_dealloc(HmrDomain *self)
 		fi_close(&self->fid->fid);
 	}
 	Py_XDECREF(self->mapped);
-	Py_XDECREF(self->pd_owner);
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -218,7 +191,6 @@ static PyObject *domain_close(HmrDomain *self, PyObject *unused)
 		                        "with map_raw remain until unmap_key)");
 	}
 	Py_CLEAR(self->mapped);
-	Py_CLEAR(self->pd_owner);
 	Py_RETURN_NONE;
 }
 
@@ -431,10 +403,10 @@ PyTypeObject HmrDomain_Type = {
                   "addresses and refuses unmapped memory (PROV_KEY | "
                   "VIRT_ADDR | ALLOCATED); a verbs domain takes C's "
                   "default.  A context manager; close() raises while MRs "
-                  "are open, as fi_close returns -FI_EBUSY.  pd: a verbs "
-                  "domain in the caller's protection domain (a pyverbs "
-                  "PD, held until close, or a struct ibv_pd * as an "
-                  "int), so the caller's QPs can use its keys.",
+                  "are open, as fi_close returns -FI_EBUSY.  pd: a "
+                  "verbs domain in the caller's protection domain (a "
+                  "struct ibv_pd * as an int), so the caller's QPs can "
+                  "use its keys.",
         .tp_new = PyType_GenericNew,
         .tp_init = (initproc)domain_init,
         .tp_dealloc = (destructor)domain_dealloc,

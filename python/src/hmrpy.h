@@ -85,7 +85,6 @@ typedef struct {
 	Py_ssize_t live;     /* Python MRs open on it. */
 	Py_ssize_t inflight; /* Calls running without the GIL. */
 	PyObject *mapped;    /* set of keys from map_raw, unmapped at exit. */
-	PyObject *pd_owner;  /* What gave pd= (a pyverbs PD), held open. */
 } HmrDomain;
 
 /* A memory region (python/src/mr.c). */

@@ -76,7 +76,7 @@ def test_verbs_domain_opens_or_says_why_not():
     assert why["reason"] in str(e.value) and e.value.code == why["code"]
 
 
-def test_lkey_is_none_and_cache_stats_enosys_on_a_software_domain(domain):
+def test_software_domain_has_no_lkey_or_cache_stats(domain):
     with domain.register(np.zeros(8)) as mr:
         assert mr.lkey is None and isinstance(mr.key, int)
     with pytest.raises(hmr.Error) as e:
@@ -87,15 +87,11 @@ def test_lkey_is_none_and_cache_stats_enosys_on_a_software_domain(domain):
     assert e.value.code == -hmr.FI_ENOSYS
 
 
-class _NotAPD:
-    pd = "not a pointer"
-
-
 def test_pd_argument_is_checked_before_the_domain_opens():
     with pytest.raises(ValueError, match="kind=.verbs"):
         hmr.Domain(pd=0x1000)  # software domains have no PD
-    for bad in ("x", _NotAPD(), object()):
-        with pytest.raises(TypeError, match="pyverbs PD"):
+    for bad in ("x", object(), 1.5):
+        with pytest.raises(TypeError, match="struct ibv_pd"):
             hmr.Domain(kind="verbs", pd=bad)
     with pytest.raises(ValueError, match="NULL"):
         hmr.Domain(kind="verbs", pd=0)
