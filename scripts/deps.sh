@@ -17,5 +17,5 @@ $sudo apt-get install -y -q --no-install-recommends \
 	libze-dev libze1 intel-opencl-icd libhsa-runtime-dev \
 	qemu-system-x86 busybox-static iproute2 kmod cpio xz-utils \
 	python3-dev python3-setuptools python3-pip python3-venv \
-	python3-numpy python3-torch python3-pytest \
+	python3-numpy python3-torch python3-pytest python3-pyverbs \
 	ca-certificates

@@ -15,10 +15,18 @@ to C and what Python adds in nanoseconds (the goal: under 1000).
 From a build tree (nothing installed):
   PYTHONPATH=build/tests/python/lib LD_LIBRARY_PATH=build \\
       /usr/bin/python3 tools/bench_python.py [--rounds 31] [--batch 2000]
+
+--kind verbs [--nic rxe0] --access local: the same on a verbs domain with
+local rights only (FI_READ | FI_WRITE | FI_SEND | FI_RECV), which its
+registration cache serves (doc/cache.md): after the first registration
+every one is a cache hit, from C and from Python alike.  It fails (exit 1)
+if the cache served none, as the figures would then be ibv_reg_mr's.  The
+VM suite vm_python_verbs runs it on soft-RoCE (tests/vm/python/run.sh).
 """
 import argparse
 import ctypes
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -82,9 +90,17 @@ def main():
     p.add_argument("--rounds", type=int, default=31)
     p.add_argument("--batch", type=int, default=2000)
     p.add_argument("--size", type=int, default=4096)
+    p.add_argument("--kind", choices=("software", "verbs"),
+                   default="software")
+    p.add_argument("--nic", help="verbs: the RDMA device (default: first)")
+    p.add_argument("--access", choices=("remote", "local"),
+                   default="remote")
     args = p.parse_args()
     access = hmr.REMOTE_READ | hmr.REMOTE_WRITE
-    with hmr.Domain() as domain:
+    if args.access == "local":
+        access = hmr.READ | hmr.WRITE | hmr.SEND | hmr.RECV
+    stats = None
+    with hmr.Domain(kind=args.kind, nic=args.nic) as domain:
         _buf, addr, todo = cases(args.size)
         times = {"C fi_mr_regattr": []}
         times.update({name: [] for name, _, _ in todo})
@@ -94,19 +110,22 @@ def main():
             if r:
                 times["C fi_mr_regattr"].append(c)
             for name, make, kw in todo:
-                t = python_round(domain, make(args.batch), kw)
+                t = python_round(domain, make(args.batch),
+                                 dict(kw, access=access))
                 if r:
                     times[name].append(t)
                 if r and name in producers:
                     producers[name].append(producer_round(make(args.batch)))
+        if args.kind == "verbs":
+            stats = domain.cache_stats()
     med = {k: (statistics.median(v[0] for v in vs),
                statistics.median(v[1] for v in vs)) for k, vs in times.items()}
     prod = {k: statistics.median(v[0] + v[1] for v in vs)
             for k, vs in producers.items()}
     c_reg, c_close = med["C fi_mr_regattr"]
-    print(f"hmr {hmr.__version__}: {args.size}-byte host buffer, software "
-          f"domain, {args.rounds} rounds of {args.batch}; median CPU ns per "
-          "call")
+    print(f"hmr {hmr.__version__}: {args.size}-byte host buffer, "
+          f"{args.kind} domain, {args.access} access, {args.rounds} rounds "
+          f"of {args.batch}; median CPU ns per call")
     print(f"{'':30} {'register':>8} {'/C':>5} {'+ns':>6} {'close':>6} "
           f"{'/C':>5} {'+ns':>5} {'pair/C':>6} {'+ns':>6} {'producer':>8} "
           f"{'hmr +ns':>7}")
@@ -120,7 +139,17 @@ def main():
     print("+ns: what Python adds to C; producer: __dlpack_device__ and "
           "__dlpack__ alone\n(and the deleter); hmr +ns: register + close "
           "added, less the producer's share.")
+    if stats is not None:
+        print(f"verbs cache: {stats['hits']} hits, {stats['misses']} "
+              f"misses, {stats['uncached']} uncached, monitor "
+              f"{stats['monitor']}{'' if stats['active'] else ', inactive: '}"
+              f"{'' if stats['active'] else stats['why']}")
+        if not stats["active"] or stats["hits"] == 0:
+            print("the cache served no registration: these are "
+                  "ibv_reg_mr's figures, not a cache hit's")
+            return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -54,6 +54,30 @@ static int u64_arg(PyObject *o, const char *name, uint64_t *v)
 	return 0;
 }
 
+/* pd=: the caller's struct ibv_pd * as an int (verbs only; the caller
+ * keeps the PD until the domain is closed, as hmr_domain_attr.pd says). */
+static int pd_arg(PyObject *o, enum hmr_domain_kind kind, struct ibv_pd **pd)
+{
+	if (o == Py_None)
+		return 0;
+	if (kind != HMR_DOMAIN_VERBS) {
+		PyErr_SetString(
+		        PyExc_ValueError,
+		        "pd: a protection domain is for kind=\"verbs\"");
+		return -1;
+	}
+	if (!PyLong_Check(o)) {
+		PyErr_Format(PyExc_TypeError,
+		             "pd: a struct ibv_pd * as an int, not %.100s",
+		             Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	*pd = PyLong_AsVoidPtr(o);
+	if (!*pd && !PyErr_Occurred())
+		PyErr_SetString(PyExc_ValueError, "pd: NULL");
+	return *pd ? 0 : -1;
+}
+
 static int open_failed(enum hmr_domain_kind kind, int ret)
 {
 	char why[256] = "";
@@ -70,12 +94,13 @@ static int open_failed(enum hmr_domain_kind kind, int ret)
 static int domain_init(HmrDomain *self, PyObject *args, PyObject *kw)
 {
 	PyThreadState *ts;
-	static char *kwlist[] = {"kind",         "nic",      "mr_mode",
-	                         "caps",         "flags",    "mr_key_size",
-	                         "mr_iov_limit", "auth_key", NULL};
+	static char *kwlist[] = {
+	        "kind",        "nic",          "mr_mode",  "caps", "flags",
+	        "mr_key_size", "mr_iov_limit", "auth_key", "pd",   NULL};
 	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
 	const char *kind = "software", *nic = NULL;
 	PyObject *mode_o = Py_None, *caps_o = Py_None, *flags_o = Py_None;
+	PyObject *pd_o = Py_None;
 	Py_buffer auth = {0};
 	struct fid_domain *fid = NULL;
 	int ret;
@@ -84,10 +109,10 @@ static int domain_init(HmrDomain *self, PyObject *args, PyObject *kw)
 		PyErr_SetString(PyExc_RuntimeError, "the domain is open");
 		return -1;
 	}
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|szOOOnnz*", kwlist, &kind,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|szOOOnnz*O", kwlist, &kind,
 	                                 &nic, &mode_o, &caps_o, &flags_o,
 	                                 &attr.mr_key_size, &attr.mr_iov_limit,
-	                                 &auth))
+	                                 &auth, &pd_o))
 		return -1;
 	attr.caps = FI_HMEM; /* Any tensor, wherever it lives. */
 	attr.nic_name = nic;
@@ -95,7 +120,8 @@ static int domain_init(HmrDomain *self, PyObject *args, PyObject *kw)
 	attr.auth_key_size = auth.buf ? (size_t)auth.len : 0;
 	ret = parse_kind(kind, &attr.kind) ||
 	      u64_arg(caps_o, "caps", &attr.caps) ||
-	      u64_arg(flags_o, "flags", &attr.flags);
+	      u64_arg(flags_o, "flags", &attr.flags) ||
+	      pd_arg(pd_o, attr.kind, &attr.pd);
 	if (!ret && mode_o == Py_None && attr.kind == HMR_DOMAIN_SOFTWARE) {
 		attr.mr_mode = HMRPY_SOFTWARE_MR_MODE;
 		attr.flags |= HMR_DOMAIN_EMULATE_MR_MODE;
@@ -257,6 +283,31 @@ static PyObject *domain_access(HmrDomain *self, PyObject *args, PyObject *kw)
 	return domain_check(self) ? NULL : hmrpy_access(self, args, kw);
 }
 
+/* The verbs registration cache's counters (hmr_mr_cache_stats). */
+static PyObject *domain_cache_stats(HmrDomain *self, PyObject *unused)
+{
+	struct hmr_mr_cache_stats st = HMR_MR_CACHE_STATS_INIT;
+	int ret;
+
+	(void)unused;
+	if (domain_check(self))
+		return NULL;
+	ret = hmr_mr_cache_stats(self->fid, &st);
+	if (ret)
+		return hmrpy_raise(ret, "hmr_mr_cache_stats");
+	return Py_BuildValue("{sKsKsKsKsKsKsnsnsnsOssss}", "hits",
+	                     (unsigned long long)st.hits, "misses",
+	                     (unsigned long long)st.misses, "evictions",
+	                     (unsigned long long)st.evictions, "invalidations",
+	                     (unsigned long long)st.invalidations, "merges",
+	                     (unsigned long long)st.merges, "uncached",
+	                     (unsigned long long)st.uncached, "entries",
+	                     (Py_ssize_t)st.entries, "idle",
+	                     (Py_ssize_t)st.idle, "bytes", (Py_ssize_t)st.bytes,
+	                     "active", st.active ? Py_True : Py_False, "why",
+	                     st.why, "monitor", st.monitor);
+}
+
 static PyObject *get_kind(HmrDomain *self, void *unused)
 {
 	(void)unused;
@@ -314,6 +365,11 @@ static PyMethodDef domain_methods[] = {
          "(fi_mr_map_raw); give it back with unmap_key."},
         {"unmap_key", (PyCFunction)domain_unmap_key, METH_O,
          "unmap_key(key)\n\nForget a key from map_raw (fi_mr_unmap_key)."},
+        {"cache_stats", (PyCFunction)domain_cache_stats, METH_NOARGS,
+         "cache_stats() -> dict\n\nThe registration cache's counters "
+         "(hmr_mr_cache_stats): hits, misses, evictions, invalidations, "
+         "merges, uncached, entries, idle, bytes, active, why, monitor.  "
+         "hmr.Error (-FI_ENOSYS) on a domain without a cache (software)."},
         {"close", (PyCFunction)domain_close, METH_NOARGS,
          "close()\n\nClose the domain; hmr.Error (-FI_EBUSY) while MRs "
          "or mapped raw keys remain."},
@@ -340,14 +396,17 @@ PyTypeObject HmrDomain_Type = {
         .tp_flags = Py_TPFLAGS_DEFAULT,
         .tp_doc = "Domain(kind=\"software\", nic=None, mr_mode=None, "
                   "caps=None, flags=0, mr_key_size=0, mr_iov_limit=0, "
-                  "auth_key=None)\n\n"
+                  "auth_key=None, pd=None)\n\n"
                   "An hmr domain (hmr_domain_open).  caps defaults to "
                   "HMEM, so memory of any interface registers.  mr_mode "
                   "None: a software domain hands out keys, takes virtual "
                   "addresses and refuses unmapped memory (PROV_KEY | "
                   "VIRT_ADDR | ALLOCATED); a verbs domain takes C's "
                   "default.  A context manager; close() raises while MRs "
-                  "are open, as fi_close returns -FI_EBUSY.",
+                  "are open, as fi_close returns -FI_EBUSY.  pd: a "
+                  "verbs domain in the caller's protection domain (a "
+                  "struct ibv_pd * as an int), so the caller's QPs can "
+                  "use its keys.",
         .tp_new = PyType_GenericNew,
         .tp_init = (initproc)domain_init,
         .tp_dealloc = (destructor)domain_dealloc,

@@ -201,6 +201,21 @@ static PyObject *get_desc(HmrMR *mr, void *unused)
 	return mr_check(mr) ? NULL : PyLong_FromVoidPtr(fi_mr_desc(mr->fid));
 }
 
+/* Verbs domains: the lkey for a local ibv_sge (hmr.h: struct
+ * hmr_verbs_desc); None on other domains, whose desc is no lkey. */
+static PyObject *get_lkey(HmrMR *mr, void *unused)
+{
+	const struct hmr_verbs_desc *vd;
+
+	(void)unused;
+	if (mr_check(mr))
+		return NULL;
+	if (mr->domain->kind != HMR_DOMAIN_VERBS)
+		Py_RETURN_NONE;
+	vd = fi_mr_desc(mr->fid);
+	return PyLong_FromUnsignedLong(vd->lkey);
+}
+
 static PyObject *get_fid(HmrMR *mr, void *unused)
 {
 	(void)unused;
@@ -308,6 +323,8 @@ static PyMethodDef mr_methods[] = {
 static PyGetSetDef mr_getset[] = {
         GETTER(key, "fi_mr_key (KEY_NOTAVAIL under MR_RAW)"),
         GETTER(desc, "fi_mr_desc as an int, for ctypes and cffi"),
+        GETTER(lkey, "verbs: the lkey for a local ibv_sge (key is the "
+                     "rkey); None on other domains"),
         GETTER(fid, "the struct fid_mr * as an int"),
         GETTER(raw_base, "the base address fi_mr_raw_attr returns"),
         GETTER(address, "the first byte registered"),

@@ -76,6 +76,27 @@ def test_verbs_domain_opens_or_says_why_not():
     assert why["reason"] in str(e.value) and e.value.code == why["code"]
 
 
+def test_software_domain_has_no_lkey_or_cache_stats(domain):
+    with domain.register(np.zeros(8)) as mr:
+        assert mr.lkey is None and isinstance(mr.key, int)
+    with pytest.raises(hmr.Error) as e:
+        mr.lkey  # closed
+    assert e.value.code == -hmr.FI_EBADF
+    with pytest.raises(hmr.Error) as e:
+        domain.cache_stats()
+    assert e.value.code == -hmr.FI_ENOSYS
+
+
+def test_pd_argument_is_checked_before_the_domain_opens():
+    with pytest.raises(ValueError, match="kind=.verbs"):
+        hmr.Domain(pd=0x1000)  # software domains have no PD
+    for bad in ("x", object(), 1.5):
+        with pytest.raises(TypeError, match="struct ibv_pd"):
+            hmr.Domain(kind="verbs", pd=bad)
+    with pytest.raises(ValueError, match="NULL"):
+        hmr.Domain(kind="verbs", pd=0)
+
+
 def test_raw_key_maps_back_to_the_key(domain):
     a = np.arange(64, dtype=np.uint8)
     with domain.register(a) as mr:

@@ -8,26 +8,6 @@ vm_setup_or_exit
 mapfile -t progs < <(vm_programs | grep -v '/mpi_rdma$')
 vm_run_programs "${progs[@]}"
 
-# Two hosts: namespaces hosta and hostb joined by a veth pair, rxea and
-# rxeb on its ends, 10.77.0.1 and .2 for MPI's own TCP traffic.
-mpi_hosts() {
-	local h i=1
-	ip link add va type veth peer name vb || return 1
-	for h in a b; do
-		ip netns add "host$h" &&
-			ip link set "v$h" netns "host$h" &&
-			ip netns exec "host$h" sh -c \
-				"echo 0 > /proc/sys/net/ipv6/conf/v$h/accept_dad" &&
-			ip -n "host$h" addr add "10.77.0.$i/24" dev "v$h" &&
-			ip -n "host$h" link set lo up &&
-			ip -n "host$h" link set "v$h" up &&
-			ip netns exec "host$h" rdma link add "rxe$h" type rxe \
-				netdev "v$h" || return 1
-		i=$((i + 1))
-	done
-	vm_wait_gid rxea && vm_wait_gid rxeb
-}
-
 # mpirun starts in hosta and reaches hostb through ns-agent.sh (no ssh);
 # simulated CUDA memory takes the peer-memory path (a fake module).
 mpi_sample() {
@@ -60,7 +40,7 @@ mpi_sample() {
 }
 
 cases=0 fails=0
-if mpi_hosts; then
+if vm_netns_hosts; then
 	mpi_sample > /tmp/mpi.cases
 else
 	echo "CASE FAIL sample_mpi_rdma_hosts: could not set up hosta and hostb" > /tmp/mpi.cases

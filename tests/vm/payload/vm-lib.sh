@@ -22,6 +22,9 @@
 #                                          sits in one network namespace
 #                                          (rxe across namespaces fails)
 # and waits until each has its GID 0 (the IPv6 link-local address).
+# vm_netns_hosts makes two "hosts" instead (7.3 only: 6.1's rxe fails
+# across namespaces): namespaces hosta and hostb joined by a veth pair,
+# va/vb with rxea/rxeb on them and 10.77.0.1/.2.
 # VM_PROGRAM_TIMEOUT (seconds, default 300) bounds each program.
 
 vm_passed=0 vm_failed=0 vm_skipped=0
@@ -151,4 +154,22 @@ vm_summary() { # vm_summary: the totals; fails if a case failed or none passed
 	[ "$vm_skipped" = 0 ] || skipped=", $vm_skipped skipped"
 	echo "$vm_passed passed, $vm_failed failed$skipped"
 	[ "$vm_failed" = 0 ] && [ "$vm_passed" -gt 0 ]
+}
+
+vm_netns_hosts() { # vm_netns_hosts: hosta, hostb, rxea and rxeb (see top)
+	local h i=1
+	ip link add va type veth peer name vb || return 1
+	for h in a b; do
+		ip netns add "host$h" &&
+			ip link set "v$h" netns "host$h" &&
+			ip netns exec "host$h" sh -c \
+				"echo 0 > /proc/sys/net/ipv6/conf/v$h/accept_dad" &&
+			ip -n "host$h" addr add "10.77.0.$i/24" dev "v$h" &&
+			ip -n "host$h" link set lo up &&
+			ip -n "host$h" link set "v$h" up &&
+			ip netns exec "host$h" rdma link add "rxe$h" type rxe \
+				netdev "v$h" || return 1
+		i=$((i + 1))
+	done
+	vm_wait_gid rxea && vm_wait_gid rxeb
 }
