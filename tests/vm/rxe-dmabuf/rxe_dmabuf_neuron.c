@@ -63,8 +63,9 @@ static uint64_t neuron_offset(const struct vm_nic_dev *dev, uint64_t p)
 
 int main(void)
 {
-	struct vm_nic_dev dev = {"rxe_dmabuf_neuron", FI_HMEM_NEURON, 0, 0,
-	                         neuron_offset};
+	struct vm_nic_dev dev = {.name = "rxe_dmabuf_neuron",
+	                         .iface = FI_HMEM_NEURON,
+	                         .offset_of = neuron_offset};
 
 	/* Before hmr's first memory call: backends start once. */
 	setenv("HMR_NEURON_LIBRARY", SIM, 1);

@@ -83,8 +83,9 @@ static uint64_t rocr_offset(const struct vm_nic_dev *dev, uint64_t p)
 
 int main(void)
 {
-	struct vm_nic_dev dev = {"rxe_dmabuf_rocr", FI_HMEM_ROCR, 0, 0,
-	                         rocr_offset};
+	struct vm_nic_dev dev = {.name = "rxe_dmabuf_rocr",
+	                         .iface = FI_HMEM_ROCR,
+	                         .offset_of = rocr_offset};
 	FILE *f = fopen("/tmp/hmr-rocr-kconfig", "w");
 
 	/* What amdgpu's dma-bufs need, for the backend's kernel check;

@@ -57,8 +57,9 @@ static uint64_t hbm_offset(const struct vm_nic_dev *dev, uint64_t p)
 
 int main(void)
 {
-	struct vm_nic_dev dev = {"rxe_dmabuf_synapseai", FI_HMEM_SYNAPSEAI, 0,
-	                         0, hbm_offset};
+	struct vm_nic_dev dev = {.name = "rxe_dmabuf_synapseai",
+	                         .iface = FI_HMEM_SYNAPSEAI,
+	                         .offset_of = hbm_offset};
 
 	/* Before hmr's first memory call: backends start once. */
 	setenv("HMR_SYNAPSEAI_LIBRARY", SIM, 1);

@@ -89,7 +89,9 @@ static void case_driver_fd(uint64_t p)
 
 int main(void)
 {
-	struct vm_nic_dev dev = {"rxe_dmabuf_ze", FI_HMEM_ZE, 0, 0, ze_offset};
+	struct vm_nic_dev dev = {.name = "rxe_dmabuf_ze",
+	                         .iface = FI_HMEM_ZE,
+	                         .offset_of = ze_offset};
 	unsigned long (*fd_errors)(void);
 	void *d;
 	int rc;

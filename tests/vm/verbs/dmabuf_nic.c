@@ -375,6 +375,8 @@ int vm_nic_kernel_main(const struct vm_nic_dev *dev, const char *sim)
 	kernel_interior(&e->s, dev);
 	kc.len = ILEN;
 	kernel_cycles(dev);
+	if (dev->more)
+		dev->more(dev, e->domain, &e->s);
 	nic_close(e);
 	return vm_case_exit();
 }

@@ -26,6 +26,7 @@ extern uint64_t vm_nic_offset;   /* the last one's offset */
  * runtime's own call where hmr's backend has no copy from the device. */
 extern int (*vm_nic_copy_from)(void *host, const void *dev, size_t len);
 
+struct fid_domain;
 struct fid_mr;
 struct rc_pair;
 
@@ -59,6 +60,10 @@ struct vm_nic_dev {
 	/* The fd offset hmr's export of memory starting at p must give:
 	 * where p lies in the fd the backend hands out. */
 	uint64_t (*offset_of)(const struct vm_nic_dev *dev, uint64_t p);
+	/* Optional: the backend's own cases, run last on the same verbs
+	 * domain and QP pair. */
+	void (*more)(const struct vm_nic_dev *dev, struct fid_domain *domain,
+	             const struct vm_nic_src *s);
 };
 
 /*
