@@ -181,12 +181,14 @@ static void initiator(int sock, pid_t child)
 	xfer(sock, &ready, 1, 1);
 	close(sock);
 	waitpid(child, &status, 0);
+	/* fi_mr: V16 */
 	vm_case("rxe_dmabuf_cross_cuda_to_ze_write_lands",
 	        !ret && w == IBV_WC_SUCCESS && WIFEXITED(status) &&
 	                WEXITSTATUS(status) == 0 && vm_kernel_imports == 1,
 	        "initiator step %d, write %s, target exit %d, imports %u", ret,
 	        rc_status_str(w), WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 	        vm_kernel_imports);
+	/* fi_mr: V16 */
 	vm_case("rxe_dmabuf_cross_ze_to_cuda_read_returns",
 	        !ret && r == IBV_WC_SUCCESS && !memcmp(back, want, RLEN),
 	        "initiator step %d, read %s, bytes %s", ret, rc_status_str(r),

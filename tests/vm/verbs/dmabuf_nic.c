@@ -314,7 +314,6 @@ static void kernel_interior(const struct vm_nic_src *s,
 	int ret, st;
 	size_t i;
 
-	/* fi_mr: V16 */
 	case_name(w, sizeof(w), dev, "interior_write_across_page");
 	case_name(r, sizeof(r), dev, "interior_read_returns");
 	for (i = 0; i < ISEEN; i++)
