@@ -154,9 +154,15 @@ void sim_mem_destroy(struct sim_mem *m)
  * udmabuf requires.  -1 with errno set; udmabuf's failure is never
  * hidden behind a dup.
  */
-int sim_dmabuf_fd(int memfd, off_t off, size_t len)
+int sim_dmabuf_real(void)
 {
 	const char *mode = getenv("HMR_SIM_DMABUF");
+
+	return mode && strcmp(mode, "udmabuf") == 0;
+}
+
+int sim_dmabuf_fd(int memfd, off_t off, size_t len)
+{
 	struct udmabuf_create c = {
 	        .memfd = (uint32_t)memfd,
 	        .flags = UDMABUF_FLAGS_CLOEXEC,
@@ -165,7 +171,7 @@ int sim_dmabuf_fd(int memfd, off_t off, size_t len)
 	};
 	int dev, fd, e;
 
-	if (!mode || strcmp(mode, "udmabuf") != 0)
+	if (!sim_dmabuf_real())
 		return fcntl(memfd, F_DUPFD_CLOEXEC, 0);
 	if (fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK) != 0) {
 		sim_log("udmabuf: cannot seal memfd %d: %s", memfd,

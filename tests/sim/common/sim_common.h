@@ -81,6 +81,9 @@ int sim_map_fixed(uint64_t addr, size_t len, int prot, int fd, off_t off);
 void sim_unmap_fixed(uint64_t addr, size_t len);
 void *sim_reserve(size_t len);
 int sim_dmabuf_fd(int memfd, off_t off, size_t len);
+/* 1 when sim_dmabuf_fd makes udmabufs (HMR_SIM_DMABUF=udmabuf): then an
+ * export fd is not the memfd's open file. */
+int sim_dmabuf_real(void);
 
 /* A memfd and the simulator's read/write view of it. */
 struct sim_mem {

@@ -51,18 +51,25 @@ static int sim_device_pages(CUdeviceptr p, CUdeviceptr end, int dev)
 	return 1;
 }
 
-/* The memfd whose byte 0 is dptr and which holds the whole range, or -1:
- * then no one memfd can stand for the range. */
+/*
+ * The memfd that holds the whole range, with dptr at *off in it, or -1:
+ * then no one memfd can stand for the range.  A dup of the memfd shows
+ * the range only where dptr is its byte 0; a udmabuf
+ * (HMR_SIM_DMABUF=udmabuf) starts wherever it is asked to.
+ */
 static int sim_alias_fd(const struct sim_alloc *a, CUdeviceptr dptr,
-                        size_t size)
+                        size_t size, off_t *off)
 {
-	if (a->base != dptr || a->shared_page)
+	int vmm = a->kind == SIM_KIND_VMM;
+	const struct sim_mem *m = vmm ? &a->phys->mem : &a->mem;
+	size_t at = (vmm ? a->offset : 0) + (size_t)(dptr - a->base);
+
+	if (a->shared_page || m->fd < 0 || (at != 0 && !sim_dmabuf_real()))
 		return -1;
-	if (a->kind == SIM_KIND_VMM)
-		return a->offset == 0 && size <= a->phys->mem.size
-		               ? a->phys->mem.fd
-		               : -1;
-	return size <= a->mem.size ? a->mem.fd : -1;
+	if (at > m->size || size > m->size - at)
+		return -1;
+	*off = (off_t)at;
+	return m->fd;
 }
 
 /* An fd the CPU cannot map, whose name and size say what it exports. */
@@ -87,6 +94,7 @@ static CUresult sim_export(CUdeviceptr dptr, size_t size,
                            unsigned long long flags, int *out)
 {
 	struct sim_alloc *a = sim_find(dptr);
+	off_t off = 0;
 	int fd;
 
 	if (!a)
@@ -107,8 +115,8 @@ static CUresult sim_export(CUdeviceptr dptr, size_t size,
 	if ((flags & CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE) &&
 	    !sim_cfg.pcie_mapping)
 		return CUDA_ERROR_NOT_SUPPORTED;
-	fd = sim_alias_fd(a, dptr, size);
-	fd = fd >= 0 ? sim_dmabuf_fd(fd, 0, size)
+	fd = sim_alias_fd(a, dptr, size, &off);
+	fd = fd >= 0 ? sim_dmabuf_fd(fd, off, size)
 	             : sim_opaque_fd(a->device, dptr, size);
 	if (fd < 0)
 		return CUDA_ERROR_OUT_OF_MEMORY;

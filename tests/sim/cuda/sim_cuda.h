@@ -50,7 +50,10 @@
  *   and the CPU may map it.  Any other range gives an O_PATH fd of a
  *   memfd named "sim-cuda:dmabuf:dev<N>:<dptr>+<size>" (size bytes):
  *   it aliases nothing and refuses mmap (EBADF), as the real driver's
- *   fds refuse it (ENOTSUPP).  hmr_sim_cuda_last_export() tells tests
+ *   fds refuse it (ENOTSUPP).  Under HMR_SIM_DMABUF=udmabuf (the test
+ *   VM's importing rxe) a range inside one memfd, wherever it starts,
+ *   gives a real dma-buf of exactly the range (a udmabuf, sim_dmabuf_fd);
+ *   other ranges, the O_PATH fd.  hmr_sim_cuda_last_export() tells tests
  *   which range was exported.  The caller owns the fd and closes it.
  *
  * Configuration (environment, read once at the first driver call, which

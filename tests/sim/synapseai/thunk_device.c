@@ -33,7 +33,11 @@
  *   addr + offset, and lseek(fd, 0, SEEK_END) gives the HBM size, not
  *   size.  A consumer that maps or imports the fd adds offset; exporting
  *   with offset 0 (and a size reaching the buffer's end) gives the same
- *   bytes at the same fd offsets on the simulator and on hardware.
+ *   bytes at the same fd offsets on the simulator and on hardware.  With
+ *   HMR_SIM_DMABUF=udmabuf (the test VM's importing rxe) the fd is a real
+ *   dma-buf, a udmabuf of [offset, offset + size) of the HBM memfd: as
+ *   on hardware, byte 0 is the byte at addr + offset and it is size
+ *   bytes long (sim_dmabuf_fd).
  */
 
 struct sim_dev {
@@ -147,11 +151,10 @@ static int sim_hbm_create(int m, int *hbm_fd, unsigned char **view)
 	int rc;
 
 	snprintf(name, sizeof(name), "sim-synapseai:hbm%d", m);
-	*hbm_fd = memfd_create(name, MFD_CLOEXEC);
+	/* Sealable, so that sim_dmabuf_fd can make udmabufs of it. */
+	*hbm_fd = sim_memfd(name, (size_t)size);
 	if (*hbm_fd < 0)
 		return -errno;
-	if (ftruncate(*hbm_fd, (off_t)size) != 0)
-		goto err_close;
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
 	         *hbm_fd, 0);
 	if (p == MAP_FAILED)
@@ -280,7 +283,7 @@ static int sim_export_locked(int fd, uint64_t addr, uint64_t size,
 		return -EINVAL;
 	if (offset > sim_cfg.hbm_size || size > sim_cfg.hbm_size - offset)
 		return -EINVAL;
-	nfd = fcntl(d->hbm_fd, F_DUPFD_CLOEXEC, 0);
+	nfd = sim_dmabuf_fd(d->hbm_fd, (off_t)offset, (size_t)size);
 	return nfd < 0 ? -errno : nfd;
 }
 

@@ -60,6 +60,7 @@ struct sim_alloc *sim_alloc_new(enum sim_kind kind, ze_device_handle_t dev)
 	a->id = sim.next_id++;
 	a->mem.fd = -1;
 	a->drv_fd = -1;
+	a->drv_ref = -1;
 	return a;
 }
 

@@ -28,7 +28,13 @@
  * Every fd is a dup of the allocation's memfd (so they share one open
  * file description); the driver-owned fd is recognised as still its own
  * by kcmp(KCMP_FILE) against the memfd, or by inode where kcmp is
- * unavailable.  All functions expect sim.lock to be held.
+ * unavailable.  With HMR_SIM_DMABUF=udmabuf (the test VM's importing
+ * rxe) every fd is a udmabuf of the whole allocation instead
+ * (sim_dmabuf_fd), a file of its own: the driver keeps a private dup of
+ * its fd (drv_ref, closed at zeMemFree) and compares against that.  IPC
+ * handles carry the driver-owned fd, so in that mode they import only
+ * where the importer accepts a dma-buf (this simulator's import wants a
+ * memfd: not in that mode).  All functions expect sim.lock to be held.
  */
 
 /* fd still refers to the memfd's open file description. */
@@ -47,25 +53,53 @@ static int sim_same_file(int fd, int memfd)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+static void sim_close_driver_ref(struct sim_alloc *a)
+{
+	if (a->drv_ref >= 0)
+		close(a->drv_ref);
+	a->drv_ref = -1;
+}
+
+/* The open file a's driver-owned fd must still be. */
+static int sim_driver_file(const struct sim_alloc *a)
+{
+	return a->drv_ref >= 0 ? a->drv_ref : a->mem.fd;
+}
+
+/* A new export fd of all of a: a memfd dup, or a udmabuf. */
+static int sim_new_export(const struct sim_alloc *a)
+{
+	return sim_dmabuf_fd(a->mem.fd, 0, a->mem.size);
+}
+
 /* The driver-owned fd of a, created at the first call. */
 ze_result_t sim_driver_fd(struct sim_alloc *a, int *fd)
 {
 	if (a->drv_fd_broken)
 		return ZE_RESULT_ERROR_UNKNOWN;
-	if (a->drv_fd >= 0 && !sim_same_file(a->drv_fd, a->mem.fd)) {
+	if (a->drv_fd >= 0 && !sim_same_file(a->drv_fd, sim_driver_file(a))) {
 		sim_log("allocation %llu: the caller closed the driver-owned "
 		        "dma-buf fd %d",
 		        (unsigned long long)a->id, a->drv_fd);
 		a->drv_fd_broken = 1;
 		a->drv_fd = -1;
+		sim_close_driver_ref(a);
 		sim.drv_fds--;
 		sim.fd_errors++;
 		return ZE_RESULT_ERROR_UNKNOWN;
 	}
 	if (a->drv_fd < 0) {
-		a->drv_fd = fcntl(a->mem.fd, F_DUPFD_CLOEXEC, 0);
+		a->drv_fd = sim_new_export(a);
 		if (a->drv_fd < 0)
 			return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+		if (sim_dmabuf_real()) {
+			a->drv_ref = fcntl(a->drv_fd, F_DUPFD_CLOEXEC, 0);
+			if (a->drv_ref < 0) {
+				close(a->drv_fd);
+				a->drv_fd = -1;
+				return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+			}
+		}
 		sim.drv_fds++;
 	}
 	*fd = a->drv_fd;
@@ -79,7 +113,7 @@ ze_result_t sim_export_fd(struct sim_alloc *a, int *fd)
 
 	if (!sim_cfg.fd_caller)
 		return sim_driver_fd(a, fd);
-	nfd = fcntl(a->mem.fd, F_DUPFD_CLOEXEC, 0);
+	nfd = sim_new_export(a);
 	if (nfd < 0)
 		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 	*fd = nfd;
@@ -91,7 +125,7 @@ void sim_release_driver_fd(struct sim_alloc *a)
 {
 	if (a->drv_fd < 0)
 		return;
-	if (sim_same_file(a->drv_fd, a->mem.fd)) {
+	if (sim_same_file(a->drv_fd, sim_driver_file(a))) {
 		close(a->drv_fd);
 	} else {
 		sim_log("allocation %llu freed: the caller had closed the "
@@ -100,6 +134,7 @@ void sim_release_driver_fd(struct sim_alloc *a)
 		sim.fd_errors++;
 	}
 	a->drv_fd = -1;
+	sim_close_driver_ref(a);
 	sim.drv_fds--;
 }
 

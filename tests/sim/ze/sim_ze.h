@@ -158,6 +158,7 @@ struct sim_alloc {
 	uint64_t id;            /* ze_memory_allocation_properties_t.id */
 	struct sim_mem mem;     /* no memfd for IMPORT */
 	int drv_fd;             /* driver-owned export fd, -1 before */
+	int drv_ref;            /* udmabuf: our dup of drv_fd's file, or -1 */
 	int drv_fd_broken;      /* the caller closed it */
 };
 

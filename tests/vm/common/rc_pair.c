@@ -137,11 +137,9 @@ static void free_qps(struct rc_pair *p)
 	p->cq_a = p->cq_b = NULL;
 }
 
-static int make_qps(struct rc_pair *p)
+/* One end: a CQ and an RC QP on pd, left in RESET.  0 or -1 (errno). */
+static int make_end(struct ibv_pd *pd, struct ibv_cq **cq, struct ibv_qp **qp)
 {
-	struct ibv_context *ca = p->pd_a->context, *cb = p->pd_b->context;
-	struct ibv_port_attr pa, pb;
-	union ibv_gid ga, gb;
 	struct ibv_qp_init_attr ia = {
 	        .qp_type = IBV_QPT_RC,
 	        .cap = {.max_send_wr = 16,
@@ -149,6 +147,18 @@ static int make_qps(struct rc_pair *p)
 	                .max_send_sge = 1,
 	                .max_recv_sge = 1},
 	};
+
+	*cq = ibv_create_cq(pd->context, 32, NULL, NULL, 0);
+	ia.send_cq = ia.recv_cq = *cq;
+	*qp = *cq ? ibv_create_qp(pd, &ia) : NULL;
+	return *qp ? 0 : -1;
+}
+
+static int make_qps(struct rc_pair *p)
+{
+	struct ibv_context *ca = p->pd_a->context, *cb = p->pd_b->context;
+	struct ibv_port_attr pa, pb;
+	union ibv_gid ga, gb;
 	enum ibv_mtu mtu;
 
 	if (ibv_query_port(ca, 1, &pa) || ibv_query_port(cb, 1, &pb)) {
@@ -162,18 +172,9 @@ static int make_qps(struct rc_pair *p)
 		return -1;
 	}
 	mtu = pa.active_mtu < pb.active_mtu ? pa.active_mtu : pb.active_mtu;
-	p->cq_a = ibv_create_cq(ca, 32, NULL, NULL, 0);
-	p->cq_b = ibv_create_cq(cb, 32, NULL, NULL, 0);
-	if (!p->cq_a || !p->cq_b) {
-		set_err(p, "ibv_create_cq: %s", strerror(errno));
-		goto fail;
-	}
-	ia.send_cq = ia.recv_cq = p->cq_a;
-	p->qp_a = ibv_create_qp(p->pd_a, &ia);
-	ia.send_cq = ia.recv_cq = p->cq_b;
-	p->qp_b = ibv_create_qp(p->pd_b, &ia);
-	if (!p->qp_a || !p->qp_b) {
-		set_err(p, "ibv_create_qp: %s", strerror(errno));
+	if (make_end(p->pd_a, &p->cq_a, &p->qp_a) ||
+	    make_end(p->pd_b, &p->cq_b, &p->qp_b)) {
+		set_err(p, "ibv_create_cq/qp: %s", strerror(errno));
 		goto fail;
 	}
 	if (to_init(p->qp_a) || to_init(p->qp_b)) {
@@ -203,6 +204,19 @@ int rc_pair_create(struct rc_pair *p, struct ibv_pd *pd_a, struct ibv_pd *pd_b,
 	return make_qps(p);
 }
 
+int rc_half_create(struct rc_pair *p, struct ibv_pd *pd, int gid_index)
+{
+	memset(p, 0, sizeof(*p));
+	p->pd_a = pd;
+	p->gid_index = gid_index;
+	p->timeout_ms = 10000;
+	if (!make_end(pd, &p->cq_a, &p->qp_a))
+		return 0;
+	set_err(p, "ibv_create_cq/qp: %s", strerror(errno));
+	free_qps(p);
+	return -1;
+}
+
 int rc_pair_reset(struct rc_pair *p)
 {
 	free_qps(p);
@@ -216,6 +230,10 @@ void rc_pair_destroy(struct rc_pair *p)
 
 int rc_ready(struct rc_pair *p)
 {
+	if ((p->broken || !p->qp_a) && !p->pd_b) {
+		set_err(p, "a half pair cannot be rebuilt");
+		return -1;
+	}
 	return (p->broken || !p->qp_a) && rc_pair_reset(p) ? -1 : 0;
 }
 

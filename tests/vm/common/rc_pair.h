@@ -86,6 +86,25 @@ int rc_wait(struct rc_pair *p);
 int rc_qp_connect(struct ibv_qp *qp, uint32_t dest_qpn,
                   const union ibv_gid *dgid, int gid_index);
 
+/* What a process tells its peer about its end of a two-process test: its
+ * QP number and GID, and a registered buffer's base and raw key
+ * (fi_mr_raw_attr) for the peer's fi_mr_map_raw. */
+struct rc_hello {
+	uint32_t qpn;
+	union ibv_gid gid;
+	uint64_t base;
+	uint64_t raw_size;
+	uint8_t raw[128];
+};
+
+/*
+ * A's half alone, for tests whose two ends live in two processes: a CQ and
+ * an RC QP on pd, not connected.  Connect qp_a with rc_qp_connect to the
+ * peer's QP, then use rc_rdma as usual; an error completion is final
+ * (there is no B to rebuild the pair with).  rc_pair_destroy frees it.
+ * 0 or -1.
+ */
+int rc_half_create(struct rc_pair *p, struct ibv_pd *pd, int gid_index);
 /* A status from rc_rdma as text: ibv_wc_status_str, or "no completion". */
 const char *rc_status_str(int status);
 

@@ -149,6 +149,25 @@ vm_run_programs() { # vm_run_programs [PROGRAM...]: run and count cases
 	done
 }
 
+# A program as a reader would run it: one CASE line a run, passing when
+# its output has every line given (grep patterns).  Count the lines with
+# vm_count (cases=0 fails=0 first).
+vm_run_case() { # vm_run_case NAME 'PATTERN...' [VAR=value...] -- COMMAND...
+	local name=$1 pattern out ok=1 st=0
+	local -a patterns
+	mapfile -t patterns <<< "$2"
+	shift 2
+	out=$(env "$@" 2>&1) || st=$?
+	for pattern in "${patterns[@]}"; do
+		grep -q -- "$pattern" <<< "$out" || ok=0
+	done
+	if [ "$ok" = 1 ]; then
+		echo "CASE PASS $name"
+	else
+		echo "CASE FAIL $name: exit $st: $(tr '\n' ' ' <<< "$out")"
+	fi
+}
+
 vm_summary() { # vm_summary: the totals; fails if a case failed or none passed
 	local skipped=
 	[ "$vm_skipped" = 0 ] || skipped=", $vm_skipped skipped"

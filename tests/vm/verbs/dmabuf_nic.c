@@ -2,6 +2,7 @@
 /* dmabuf_nic.c: ibv_reg_dmabuf_mr of a NIC that imports dma-bufs, on rxe. */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -22,6 +23,8 @@ const char *vm_nic_takes;
 int vm_nic_on = 1;
 unsigned vm_nic_imports;
 uint64_t vm_nic_offset;
+int (*vm_nic_copy_from)(void *host, const void *dev,
+                        size_t len) = hmr_hmem_copy_from;
 
 #ifndef VM_NIC_KERNEL
 static struct {
@@ -147,7 +150,7 @@ void vm_nic_rdma_cases(const struct vm_nic_src *s, uint64_t p,
 	st = rc_rdma(s->pair, IBV_WR_RDMA_WRITE, s->src, WLEN, s->lkey,
 	             p + WOFF, (uint32_t)fi_mr_key(mr));
 	memset(want + WOFF, 0x6b, WLEN);
-	ret = hmr_hmem_copy_from(back, (void *)(uintptr_t)p, sizeof(back));
+	ret = vm_nic_copy_from(back, (void *)(uintptr_t)p, sizeof(back));
 	vm_case(w,
 	        st == IBV_WC_SUCCESS && !ret && !memcmp(back, want, SEEN) &&
 	                NIC_IMPORTS == imports + 1 &&
@@ -165,4 +168,215 @@ void vm_nic_rdma_cases(const struct vm_nic_src *s, uint64_t p,
 	        "status %s, bytes %s", rc_status_str(st),
 	        memcmp(s->src, want + ROFF, WLEN) ? "differ" : "equal");
 	fi_close(&mr->fid);
+}
+
+/* A verbs domain on rxe0, a loopback QP pair on its protection domain
+ * and the registered source buffer. */
+struct vm_nic_env {
+	struct fid_domain *domain;
+	struct fid_mr *src_mr;
+	struct vm_nic_src s;
+};
+
+static int nic_open(struct vm_nic_env *e, const char *setup_case)
+{
+	static struct rc_pair pair;
+	struct hmr_domain_attr attr = HMR_DOMAIN_ATTR_INIT;
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	e->s.pair = &pair;
+	e->s.src = aligned_alloc(4096, 4096);
+	attr.kind = HMR_DOMAIN_VERBS;
+	attr.nic_name = "rxe0";
+	attr.caps = FI_HMEM;
+	ret = e->s.src ? hmr_domain_open(&attr, &e->domain) : -FI_ENOMEM;
+	if (ret) {
+		vm_case_fail(setup_case, "verbs domain on rxe0: %s",
+		             hmr_strerror(ret));
+		return -1;
+	}
+	if (rc_wait_gid(hmr_verbs_pd(e->domain)->context, 0, 10000) ||
+	    rc_pair_create(&pair, hmr_verbs_pd(e->domain),
+	                   hmr_verbs_pd(e->domain), 0) ||
+	    fi_mr_reg(e->domain, e->s.src, 4096, FI_READ | FI_WRITE, 0, 0, 0,
+	              &e->src_mr, NULL)) {
+		vm_case_fail(setup_case, "rc pair: %s", pair.err);
+		return -1;
+	}
+	e->s.lkey = ((struct hmr_verbs_desc *)fi_mr_desc(e->src_mr))->lkey;
+	return 0;
+}
+
+static void nic_close(struct vm_nic_env *e)
+{
+	fi_close(&e->src_mr->fid);
+	rc_pair_destroy(e->s.pair);
+	fi_close(&e->domain->fid);
+	free(e->s.src);
+}
+
+/* What vm_nic_kernel_cases registers, for the callback vm_nic_rdma_cases
+ * takes (one program, one thread). */
+static struct {
+	struct fid_domain *domain;
+	const struct vm_nic_dev *dev;
+	size_t len;
+} kc;
+
+static int kernel_reg(uint64_t p, struct fid_mr **mr)
+{
+	struct iovec iov = {(void *)(uintptr_t)p, kc.len};
+	struct fi_mr_attr attr = {.mr_iov = &iov,
+	                          .iov_count = 1,
+	                          .access = FI_REMOTE_WRITE | FI_REMOTE_READ,
+	                          .iface = (enum fi_hmem_iface)kc.dev->iface};
+
+	attr.device.reserved = kc.dev->device;
+	return fi_mr_regattr(kc.domain, &attr, 0, mr);
+}
+
+static void case_name(char *out, size_t n, const struct vm_nic_dev *dev,
+                      const char *what)
+{
+	snprintf(out, n, "%s_%s", dev->name, what);
+}
+
+static void kernel_path(const struct vm_nic_dev *dev)
+{
+	enum hmr_verbs_path path = HMR_VERBS_PATH_NONE;
+	char why[256] = "", name[96];
+	int ret = hmr_verbs_reg_path((enum fi_hmem_iface)dev->iface,
+	                             dev->device, 0, &path, why, sizeof(why));
+
+	case_name(name, sizeof(name), dev, "reg_path");
+	vm_case(name, !ret && path == HMR_VERBS_PATH_DMABUF, "%s, path %d: %s",
+	        hmr_strerror(ret), (int)path, why);
+}
+
+#define IOFF   (4096 + 2560) /* the interior registration's start */
+#define ILEN   8192          /* and length: it meets three pages */
+#define IWRITE (8192 - 128)  /* a WRITE across the first boundary in it */
+#define IREAD  (12288 - 64)  /* a READ across the second */
+#define ISEEN  16384         /* bytes checked from the allocation's base */
+
+/* The closed MR's rkey, tried with a WRITE over bytes that must stay. */
+static void kernel_closed(const struct vm_nic_src *s,
+                          const struct vm_nic_dev *dev, uint32_t rkey,
+                          const unsigned char *want)
+{
+	unsigned char back[ISEEN];
+	char name[96];
+	int st, ret;
+
+	memset(s->src, 0xe7, WLEN);
+	st = rc_rdma(s->pair, IBV_WR_RDMA_WRITE, s->src, WLEN, s->lkey,
+	             dev->base + IWRITE, rkey);
+	ret = vm_nic_copy_from(back, (void *)(uintptr_t)dev->base, ISEEN);
+	case_name(name, sizeof(name), dev, "closed_rkey_refused");
+	vm_case(name,
+	        st == IBV_WC_REM_ACCESS_ERR && !ret &&
+	                !memcmp(back, want, ISEEN),
+	        "status %s, copy %s, bytes %s", rc_status_str(st),
+	        hmr_strerror(ret),
+	        memcmp(back, want, ISEEN) ? "differ" : "kept");
+}
+
+/* 100 registrations of the interior range: each one imported, no fd left. */
+static void kernel_cycles(const struct vm_nic_dev *dev)
+{
+	unsigned imports = NIC_IMPORTS;
+	int fds = vm_open_fds(), i, ret = 0;
+	struct fid_mr *mr;
+	char name[96];
+
+	for (i = 0; i < 100 && !ret; i++) {
+		ret = kernel_reg(dev->base + IOFF, &mr);
+		if (!ret)
+			fi_close(&mr->fid);
+	}
+	case_name(name, sizeof(name), dev, "cycles_fd_flat");
+	vm_case(name,
+	        !ret && NIC_IMPORTS - imports == 100 && vm_open_fds() == fds,
+	        "cycle %d: %s, imports %u, fds %d -> %d", i, hmr_strerror(ret),
+	        NIC_IMPORTS - imports, fds, vm_open_fds());
+}
+
+static void kernel_interior(const struct vm_nic_src *s,
+                            const struct vm_nic_dev *dev)
+{
+	unsigned char want[ISEEN], back[ISEEN];
+	uint64_t p = dev->base + IOFF, off = dev->offset_of(dev, p);
+	unsigned imports = NIC_IMPORTS;
+	char w[96], r[96];
+	struct fid_mr *mr;
+	uint32_t rkey;
+	int ret, st;
+	size_t i;
+
+	case_name(w, sizeof(w), dev, "interior_write_across_page");
+	case_name(r, sizeof(r), dev, "interior_read_returns");
+	for (i = 0; i < ISEEN; i++)
+		want[i] = (unsigned char)(i * 7 + 3);
+	ret = hmr_hmem_copy_to((void *)(uintptr_t)dev->base, want, ISEEN);
+	kc.len = ILEN;
+	if (!ret)
+		ret = kernel_reg(p, &mr);
+	if (ret) {
+		vm_case_fail(w, "registration: %s", hmr_strerror(ret));
+		return;
+	}
+	rkey = (uint32_t)fi_mr_key(mr);
+	memset(s->src, 0x6b, WLEN);
+	st = rc_rdma(s->pair, IBV_WR_RDMA_WRITE, s->src, WLEN, s->lkey,
+	             dev->base + IWRITE, rkey);
+	memset(want + IWRITE, 0x6b, WLEN);
+	ret = vm_nic_copy_from(back, (void *)(uintptr_t)dev->base, ISEEN);
+	vm_case(w,
+	        st == IBV_WC_SUCCESS && !ret && !memcmp(back, want, ISEEN) &&
+	                NIC_IMPORTS == imports + 1 && NIC_OFFSET == off,
+	        "status %s, copy %s, bytes %s, imports %u, offset %#llx "
+	        "(want %#llx)",
+	        rc_status_str(st), hmr_strerror(ret),
+	        memcmp(back, want, ISEEN) ? "differ" : "equal",
+	        NIC_IMPORTS - imports, (unsigned long long)NIC_OFFSET,
+	        (unsigned long long)off);
+	memset(s->src, 0, WLEN);
+	st = rc_rdma(s->pair, IBV_WR_RDMA_READ, s->src, WLEN, s->lkey,
+	             dev->base + IREAD, rkey);
+	vm_case(r, st == IBV_WC_SUCCESS && !memcmp(s->src, want + IREAD, WLEN),
+	        "status %s, bytes %s", rc_status_str(st),
+	        memcmp(s->src, want + IREAD, WLEN) ? "differ" : "equal");
+	fi_close(&mr->fid);
+	kernel_closed(s, dev, rkey, want);
+}
+
+int vm_nic_kernel_main(const struct vm_nic_dev *dev, const char *sim)
+{
+	struct vm_nic_env env, *e = &env;
+	char w[96], r[96];
+
+	case_name(w, sizeof(w), dev, "setup");
+	if (!dev->base) {
+		vm_case_fail(w, "simulator %s: no device memory", sim);
+		return vm_case_exit();
+	}
+	if (nic_open(e, w))
+		return vm_case_exit();
+
+	kc.domain = e->domain;
+	kc.dev = dev;
+	kc.len = 1 << 16;
+	kernel_path(dev);
+	case_name(w, sizeof(w), dev, "rdma_write_lands");
+	case_name(r, sizeof(r), dev, "rdma_read_returns");
+	vm_nic_rdma_cases(&e->s, dev->base, kernel_reg,
+	                  dev->offset_of(dev, dev->base), w, r);
+	kernel_interior(&e->s, dev);
+	kc.len = ILEN;
+	kernel_cycles(dev);
+	if (dev->more)
+		dev->more(dev, e->domain, &e->s);
+	nic_close(e);
+	return vm_case_exit();
 }

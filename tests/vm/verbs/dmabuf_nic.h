@@ -3,6 +3,7 @@
 #ifndef HMR_VM_DMABUF_NIC_H
 #define HMR_VM_DMABUF_NIC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -21,7 +22,11 @@ extern const char *vm_nic_takes; /* e.g. "sim-synapseai:hbm" */
 extern int vm_nic_on;            /* 1 by default */
 extern unsigned vm_nic_imports;  /* dma-bufs imported so far */
 extern uint64_t vm_nic_offset;   /* the last one's offset */
+/* How the cases read device memory back: hmr_hmem_copy_from, or the
+ * runtime's own call where hmr's backend has no copy from the device. */
+extern int (*vm_nic_copy_from)(void *host, const void *dev, size_t len);
 
+struct fid_domain;
 struct fid_mr;
 struct rc_pair;
 
@@ -45,5 +50,38 @@ struct vm_nic_src {
 void vm_nic_rdma_cases(const struct vm_nic_src *s, uint64_t p,
                        int (*reg)(uint64_t p, struct fid_mr **mr),
                        uint64_t want_offset, const char *w, const char *r);
+
+/* A backend's device memory for vm_nic_kernel_cases. */
+struct vm_nic_dev {
+	const char *name; /* case-name prefix: "rxe_dmabuf_rocr" */
+	int iface;        /* enum fi_hmem_iface */
+	uint64_t device;
+	uint64_t base; /* a page-aligned allocation of at least 64 KiB */
+	/* The fd offset hmr's export of memory starting at p must give:
+	 * where p lies in the fd the backend hands out. */
+	uint64_t (*offset_of)(const struct vm_nic_dev *dev, uint64_t p);
+	/* Optional: the backend's own cases, run last on the same verbs
+	 * domain and QP pair. */
+	void (*more)(const struct vm_nic_dev *dev, struct fid_domain *domain,
+	             const struct vm_nic_src *s);
+};
+
+/*
+ * Every case a backend's memory passes through the kernel, each named
+ * <name>_<case>: reg_path (hmr_verbs_reg_path says DMABUF),
+ * rdma_write_lands and rdma_read_returns (vm_nic_rdma_cases on the
+ * allocation from its base), interior_write_across_page and
+ * interior_read_returns (a registration that starts 2560 bytes into a
+ * page: a WRITE across the next page boundary lands there and nowhere
+ * else, the fd offset is offset_of's, a READ across the one after
+ * returns the bytes hmr copied in), closed_rkey_refused (the closed
+ * MR's rkey gets a remote access error and the bytes stay), and
+ * cycles_fd_flat (100 registrations and closes, each imported by the
+ * kernel, leave the fd count where it was).  They run on a verbs domain
+ * on rxe0 with a loopback QP pair on its protection domain.  A
+ * program's main: returns its exit status; dev->base 0 (the simulator
+ * sim gave no memory), or no domain or QPs, fail <name>_setup.
+ */
+int vm_nic_kernel_main(const struct vm_nic_dev *dev, const char *sim);
 
 #endif /* HMR_VM_DMABUF_NIC_H */

@@ -31,43 +31,26 @@ if [ -x /payload/verbs_lf_hooks ]; then
 	done
 fi
 
-# A program as a reader would run it: one CASE line a run, passing when
-# its output has every line given (grep patterns).
-run_case() { # run_case NAME 'PATTERN...' [VAR=value...] -- COMMAND...
-	local name=$1 pattern out ok=1 st=0
-	local -a patterns
-	mapfile -t patterns <<< "$2"
-	shift 2
-	out=$(env "$@" 2>&1) || st=$?
-	for pattern in "${patterns[@]}"; do
-		grep -q -- "$pattern" <<< "$out" || ok=0
-	done
-	if [ "$ok" = 1 ]; then
-		echo "CASE PASS $name"
-	else
-		echo "CASE FAIL $name: exit $st: $(tr '\n' ' ' <<< "$out")"
-	fi
-}
 sim_cuda=(HMR_CUDA_LIBRARY=/payload/libcuda.so.1 HMR_SIM_CUDA_HOST_ACCESSIBLE=1)
 mkdir -p /tmp/sample-sysfs/module/nvidia_peermem /tmp/no-sysfs/module
 {
 	# samples/rdma/rdma_write: two processes on rxe0.
-	run_case sample_rdma_write_host_memory \
+	vm_run_case sample_rdma_write_host_memory \
 		$'^target: registered system memory\n^initiator: RDMA WRITE .*: success\n^target: the 4096 bytes arrived' \
 		HMR_CUDA_LIBRARY=/nonexistent /payload/rdma_write rxe0
-	run_case sample_rdma_write_gpu_memory \
+	vm_run_case sample_rdma_write_gpu_memory \
 		$'^target: registered cuda memory\n^initiator: RDMA WRITE .*: success\n^target: the 4096 bytes arrived' \
 		"${sim_cuda[@]}" HMR_SYSFS_ROOT=/tmp/sample-sysfs \
 		/payload/rdma_write rxe0
 	# hmr_info: the rxe devices, the path of each simulated GPU on each,
 	# and a self-check that registers on every NIC.
-	run_case hmr_info_lists_rxe_devices_and_gpu_paths \
+	vm_run_case hmr_info_lists_rxe_devices_and_gpu_paths \
 		$'^  rxe0 *Ethernet on dummy0, ODP [a-z]*, dma-buf no (probe: ibv_reg_dmabuf_mr: \n^  cuda device 0 -> rxe0: peer-memory (no dma-buf: rxe0 does not import them\n^  cuda device 1 -> rxe2: peer-memory\n^  cuda device 0 *in a verbs *domain on rxe1 (peer-memory): registered\n^self-check passed' \
 		"${sim_cuda[@]}" HMR_SYSFS_ROOT=/tmp/sample-sysfs /payload/hmr_info
-	run_case hmr_info_says_no_path_without_peer_memory_and_fails \
+	vm_run_case hmr_info_says_no_path_without_peer_memory_and_fails \
 		$'^  cuda device 0 -> rxe0: none (no dma-buf: .*; no peer memory: no module for cuda loaded)\n^  cuda device 0 *in a verbs *domain on rxe0 (none): \n^self-check FAILED' \
 		"${sim_cuda[@]}" HMR_SYSFS_ROOT=/tmp/no-sysfs /payload/hmr_info
-	run_case hmr_info_json_has_rdma_devices_and_paths \
+	vm_run_case hmr_info_json_has_rdma_devices_and_paths \
 		$'"rdma_devices": \[\n"name": "rxe0"\n"path": "peer-memory"\n"nic": "rxe2"' \
 		"${sim_cuda[@]}" HMR_SYSFS_ROOT=/tmp/sample-sysfs \
 		/payload/hmr_info --json

@@ -27,14 +27,6 @@
 #define LEN  4096
 #define PORT 18515
 
-struct hello {
-	uint32_t qpn;
-	union ibv_gid gid;
-	uint64_t base;
-	uint64_t raw_size;
-	uint8_t raw[128];
-};
-
 struct side {
 	const char *nic;
 	char pattern;
@@ -45,7 +37,7 @@ struct side {
 	char *buf, *src;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
-	struct hello me, peer;
+	struct rc_hello me, peer;
 	uint64_t peer_key;
 };
 
