@@ -103,6 +103,44 @@ static struct hmr_cache_entry *merge_out(struct hmr_cache *c,
 	return idle;
 }
 
+/*
+ * Under the lock: indexed entries of another memory identity that overlap
+ * [e->start, e->end).  Two allocations never hold one address at once, so
+ * the memory those registered is gone (a cuMemFree and a new allocation
+ * at the same address; hmr sees no free event from a GPU runtime), and
+ * their registrations pin the freed pages: they leave the index now, as
+ * an invalidation would take them, and the idle ones are added to `idle`
+ * to deregister.  Only device memory carries an identity (id != 0); the
+ * end of host memory is the memory monitor's to report.
+ */
+static struct hmr_cache_entry *stale_out(struct hmr_cache *c,
+                                         struct hmr_cache_entry *e,
+                                         struct hmr_cache_entry *idle)
+{
+	struct hmr_cache_entry *l, *next;
+	uint64_t r;
+
+	if (!e->id)
+		return idle;
+	for (l = hmr__cache_ix_scan(c, e->start, e->end - 1, true, 0); l;
+	     l = next) {
+		next = est(l)->link;
+		if (l->id == e->id)
+			continue;
+		r = atomic_fetch_or(&rec(l)->refs, REFS_DEAD);
+		if (r & REFS_DEAD)
+			continue; /* Evicted or invalidated, awaiting put. */
+		hmr__cache_ix_del(c, l);
+		atomic_fetch_add_explicit(&c->invalidations, 1,
+		                          memory_order_relaxed);
+		if (!(r & REFS_COUNT)) {
+			est(l)->link = idle;
+			idle = l;
+		}
+	}
+	return idle;
+}
+
 static int watch(struct hmr_cache *c, struct hmr_cache_entry *e)
 {
 	if (!c->attr.monitored)
@@ -148,6 +186,7 @@ int hmr__cache_miss(struct hmr_cache *c, uint64_t start, uint64_t end,
 	if (cached) {
 		if (c->attr.merge_regions)
 			idle = merge_out(c, e);
+		idle = stale_out(c, e, idle);
 		hmr__cache_ix_add(c, e);
 		idle = hmr__cache_ix_evict(c, idle);
 	}

@@ -402,6 +402,50 @@ HMR_TEST(cache_different_id_misses)
 	fake_close(&f, c);
 }
 
+/*
+ * Device memory freed and another allocation at its address (a new buffer
+ * id): the miss of the new identity drops the old entry, which pinned the
+ * freed memory, at once: deregistered when idle, at its last put when in
+ * use, never handed out again.  Host memory (id 0) leaves it alone.
+ */
+HMR_TEST(cache_miss_of_another_identity_drops_the_stale_entry)
+{
+	const uint64_t id3 = 33; /* ID2 and id3: two device buffers. */
+	struct fake f;
+	struct hmr_cache *c;
+	struct hmr_cache_entry *a, *b, *h;
+
+	fake_init(&f);
+	c = fake_cache(&f, 100, 0, false, false);
+	ASSERT_OK(hmr__cache_get(c, B, 2 * PG, RW, ID2, &a));
+	hmr__cache_put(c, a);
+	/* Overlapping, not equal: still the same address, another buffer. */
+	ASSERT_OK(hmr__cache_get(c, B + PG, PG, RW, id3, &b));
+	ASSERT_EQ(atomic_load(&f.deregs), 1);
+	ASSERT_EQ(stats(c).entries, 1);
+	ASSERT_EQ(stats(c).invalidations, 1);
+	/* In use when the other identity misses: dropped at its last put. */
+	ASSERT_OK(hmr__cache_get(c, B + PG, PG, RW, id3, &h));
+	ASSERT_PTR_EQ(h, b);
+	hmr__cache_put(c, h);
+	ASSERT_OK(hmr__cache_get(c, B + PG, PG, RW, ID2, &a));
+	ASSERT_EQ(atomic_load(&f.deregs), 1);
+	ASSERT_EQ(stats(c).invalidations, 2);
+	hmr__cache_put(c, b);
+	ASSERT_EQ(atomic_load(&f.deregs), 2);
+	ASSERT_OK(hmr__cache_get(c, B + PG, PG, RW, ID2, &h));
+	ASSERT_PTR_EQ(h, a);
+	hmr__cache_put(c, h);
+	/* Host memory there (id 0) drops nothing: the monitor reports its
+	 * end. */
+	ASSERT_OK(hmr__cache_get(c, B + PG, PG, RW, ID1, &h));
+	hmr__cache_put(c, h);
+	ASSERT_EQ(stats(c).entries, 2);
+	hmr__cache_put(c, a);
+	ASSERT_EQ(atomic_load(&f.deregs), 2);
+	fake_close(&f, c);
+}
+
 HMR_TEST(cache_flush_keeps_users_valid)
 {
 	struct fake_reg *r_a, *r_b;
