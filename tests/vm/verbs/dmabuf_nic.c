@@ -222,6 +222,7 @@ static struct {
 	struct fid_domain *domain;
 	const struct vm_nic_dev *dev;
 	size_t len;
+	uint64_t access; /* 0: FI_REMOTE_WRITE | FI_REMOTE_READ */
 } kc;
 
 static int kernel_reg(uint64_t p, struct fid_mr **mr)
@@ -229,7 +230,9 @@ static int kernel_reg(uint64_t p, struct fid_mr **mr)
 	struct iovec iov = {(void *)(uintptr_t)p, kc.len};
 	struct fi_mr_attr attr = {.mr_iov = &iov,
 	                          .iov_count = 1,
-	                          .access = FI_REMOTE_WRITE | FI_REMOTE_READ,
+	                          .access = kc.access ? kc.access
+	                                              : FI_REMOTE_WRITE |
+	                                                        FI_REMOTE_READ,
 	                          .iface = (enum fi_hmem_iface)kc.dev->iface};
 
 	attr.device.reserved = kc.dev->device;
@@ -282,7 +285,9 @@ static void kernel_closed(const struct vm_nic_src *s,
 	        memcmp(back, want, ISEEN) ? "differ" : "kept");
 }
 
-/* 100 registrations of the interior range: each one imported, no fd left. */
+/* CYCLES registrations of the interior range: each one imported, no fd
+ * left. */
+#define CYCLES 10000
 static void kernel_cycles(const struct vm_nic_dev *dev)
 {
 	unsigned imports = NIC_IMPORTS;
@@ -290,16 +295,53 @@ static void kernel_cycles(const struct vm_nic_dev *dev)
 	struct fid_mr *mr;
 	char name[96];
 
-	for (i = 0; i < 100 && !ret; i++) {
+	for (i = 0; i < CYCLES && !ret; i++) {
 		ret = kernel_reg(dev->base + IOFF, &mr);
 		if (!ret)
 			fi_close(&mr->fid);
 	}
 	case_name(name, sizeof(name), dev, "cycles_fd_flat");
 	vm_case(name,
-	        !ret && NIC_IMPORTS - imports == 100 && vm_open_fds() == fds,
+	        !ret && NIC_IMPORTS - imports == CYCLES && vm_open_fds() == fds,
 	        "cycle %d: %s, imports %u, fds %d -> %d", i, hmr_strerror(ret),
 	        NIC_IMPORTS - imports, fds, vm_open_fds());
+}
+
+/* Rights as for host memory: a region a peer may only read refuses its
+ * WRITE (the bytes stay) and serves its READ. */
+static void kernel_rights(const struct vm_nic_src *s,
+                          const struct vm_nic_dev *dev)
+{
+	unsigned char want[ISEEN], back[ISEEN];
+	struct fid_mr *mr;
+	char name[96];
+	int ret, st_w = -1, st_r = -1;
+
+	case_name(name, sizeof(name), dev, "read_only_refuses_write");
+	ret = vm_nic_copy_from(want, (void *)(uintptr_t)dev->base, ISEEN);
+	kc.access = FI_REMOTE_READ;
+	if (!ret)
+		ret = kernel_reg(dev->base + IOFF, &mr);
+	kc.access = 0;
+	if (ret) {
+		vm_case_fail(name, "registration: %s", hmr_strerror(ret));
+		return;
+	}
+	memset(s->src, 0x5a, WLEN);
+	st_w = rc_rdma(s->pair, IBV_WR_RDMA_WRITE, s->src, WLEN, s->lkey,
+	               dev->base + IWRITE, (uint32_t)fi_mr_key(mr));
+	ret = vm_nic_copy_from(back, (void *)(uintptr_t)dev->base, ISEEN);
+	memset(s->src, 0, WLEN);
+	st_r = rc_rdma(s->pair, IBV_WR_RDMA_READ, s->src, WLEN, s->lkey,
+	               dev->base + IREAD, (uint32_t)fi_mr_key(mr));
+	fi_close(&mr->fid);
+	vm_case(name,
+	        st_w == IBV_WC_REM_ACCESS_ERR && !ret &&
+	                !memcmp(back, want, ISEEN) && st_r == IBV_WC_SUCCESS &&
+	                !memcmp(s->src, want + IREAD, WLEN),
+	        "write %s, bytes %s, read %s", rc_status_str(st_w),
+	        memcmp(back, want, ISEEN) ? "changed" : "kept",
+	        rc_status_str(st_r));
 }
 
 static void kernel_interior(const struct vm_nic_src *s,
@@ -374,6 +416,7 @@ int vm_nic_kernel_main(const struct vm_nic_dev *dev, const char *sim)
 	                  dev->offset_of(dev, dev->base), w, r);
 	kernel_interior(&e->s, dev);
 	kc.len = ILEN;
+	kernel_rights(&e->s, dev);
 	kernel_cycles(dev);
 	if (dev->more)
 		dev->more(dev, e->domain, &e->s);

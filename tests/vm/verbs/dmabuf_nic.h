@@ -75,8 +75,10 @@ struct vm_nic_dev {
  * page: a WRITE across the next page boundary lands there and nowhere
  * else, the fd offset is offset_of's, a READ across the one after
  * returns the bytes hmr copied in), closed_rkey_refused (the closed
- * MR's rkey gets a remote access error and the bytes stay), and
- * cycles_fd_flat (100 registrations and closes, each imported by the
+ * MR's rkey gets a remote access error and the bytes stay),
+ * read_only_refuses_write (a region registered FI_REMOTE_READ: a WRITE
+ * gets a remote access error and changes nothing, a READ succeeds), and
+ * cycles_fd_flat (10,000 registrations and closes, each imported by the
  * kernel, leave the fd count where it was).  They run on a verbs domain
  * on rxe0 with a loopback QP pair on its protection domain.  A
  * program's main: returns its exit status; dev->base 0 (the simulator
