@@ -78,6 +78,27 @@ void hmr__unmap_pages(void *p, size_t size)
 		munmap(p, page_up(size));
 }
 
+void hmr__map_huge(void *p, size_t len)
+{
+	if (p && len)
+		(void)madvise(p, page_up(len), MADV_HUGEPAGE);
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+void hmr__map_populate(void *p, size_t len)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p;
+
+	/* Whole pages around [p, p + len): madvise wants a page start. */
+	if (p && len)
+		(void)madvise((void *)(a & ~(pg - 1)),
+		              page_up((a & (pg - 1)) + len),
+		              MADV_POPULATE_WRITE);
+}
+
 void hmr__alloc_fail_after(long after)
 {
 	atomic_store(&fail_in, after < 0 ? -1 : after);

@@ -23,6 +23,22 @@ void *hmr__aligned_calloc(size_t align, size_t size);
  * Freed with hmr__unmap_pages(p, size). */
 void *hmr__map_aligned(size_t size, size_t align);
 void hmr__unmap_pages(void *p, size_t size);
+/*
+ * Hints for pages of hmr__map_aligned, both best effort (an old kernel,
+ * or transparent huge pages set to "never", leaves the pages as they
+ * were; nothing fails).  Why: metadata written once per registration
+ * costs a page fault per fresh page, which on a virtual machine with
+ * shadow or nested paging is microseconds, more than the rest of a cache
+ * miss (perf: the first write to a fresh slab entry was half of it).
+ *  - hmr__map_huge: back [p, p + len) with transparent huge pages where
+ *    it covers whole aligned huge pages: one fault per 2 MiB, and fewer
+ *    TLB misses for what reads it; resident in 2 MiB steps, so only for
+ *    memory that will be used.
+ *  - hmr__map_populate: back the pages of [p, p + len) now, in one system
+ *    call, instead of a fault each (MADV_POPULATE_WRITE, Linux 5.14).
+ */
+void hmr__map_huge(void *p, size_t len);
+void hmr__map_populate(void *p, size_t len);
 
 /* Tests: after `after` more allocations succeed, the next one fails, once;
  * a negative `after` disarms.  hmr__alloc_armed: not yet triggered. */

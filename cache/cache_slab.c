@@ -13,9 +13,14 @@
  * of SLAB_ALIGN (so a put finds the record from the entry's address).  A
  * chunk is mapped pages (hmr__map_aligned: a heap block would need 4 MiB
  * of slack, cleared by calloc once the heap reuses it), touched only as
- * its indices are handed out; a chunk that cannot be had makes the miss
- * fail (-FI_ENOMEM).  Freed entries go back on a list
- * (after their grace period) and are reused; chunks are freed at close.
+ * its indices are handed out, SLAB_POPULATE indices' pages at a time (one
+ * system call, not a fault a page: base/alloc.h says why); a chunk that
+ * cannot be had makes the miss fail (-FI_ENOMEM).  A cache that may hold
+ * more entries than a chunk's first huge page has room for asks for huge
+ * pages (the bench's caches, FI_MR_CACHE_MAX_COUNT raised); the default
+ * of 1,024 entries would leave most of 2 MiB unused, so it does not.  Freed
+ * entries go back on a list (after their grace period) and are reused; chunks
+ * are freed at close.
  *
  * A thread takes the records of a line together when it can (four, the
  * rest kept in its counter slot for its next misses), so that two
@@ -24,13 +29,36 @@
  * entries) is allocated alone and never hinted.
  */
 
+/* Indices whose pages are populated together: 64 KiB of entries. */
+#define SLAB_POPULATE 512U
+/* Entries in a chunk's first 2 MiB, after its records and ids. */
+#define SLAB_HUGE_ENTRIES                                                      \
+	((((uintptr_t)2 << 20) - SLAB_RECS - SLAB_IDS) /                       \
+	 sizeof(struct cache_ent))
+
+_Static_assert(((1U << SLAB_SHIFT) % SLAB_POPULATE) == 0,
+               "populated runs never cross a chunk");
+
 /* A chunk more (spare_lock held); false when none can be had. */
 static bool grow(struct hmr_cache *c)
 {
 	unsigned k = c->fresh >> SLAB_SHIFT;
 
 	c->chunk[k] = hmr__map_aligned(SLAB_BYTES, SLAB_ALIGN);
+	if (c->chunk[k] && (k || c->attr.max_count >= SLAB_HUGE_ENTRIES))
+		hmr__map_huge(c->chunk[k], SLAB_BYTES);
 	return c->chunk[k] != NULL;
+}
+
+/* The pages of the next SLAB_POPULATE indices from idx, in each of the
+ * chunk's three arrays (spare_lock held; idx a multiple of it). */
+static void populate(struct hmr_cache *c, uint32_t idx)
+{
+	hmr__map_populate(slab_rec(c, idx),
+	                  SLAB_POPULATE * sizeof(struct cache_rec));
+	hmr__map_populate(slab_id(c, idx), SLAB_POPULATE * sizeof(uint64_t));
+	hmr__map_populate(ent(slab_ent(c, idx)),
+	                  SLAB_POPULATE * sizeof(struct cache_ent));
 }
 
 /* Index `idx`'s entry, cleared, tied to its record (spare_lock held). */
@@ -52,6 +80,8 @@ static struct hmr_cache_entry *take_fresh(struct hmr_cache *c, bool *full)
 		if (*full || !grow(c))
 			return NULL;
 	}
+	if (!(c->fresh % SLAB_POPULATE))
+		populate(c, c->fresh);
 	return init(c, c->fresh++);
 }
 
