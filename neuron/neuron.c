@@ -4,10 +4,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/config.h"
 #include "base/log.h"
 #include "base/range.h"
 #include "hmem/hmem.h"
 #include "neuron/neuron_api.h"
+
+/* libfabric has no such setting (it caches no Neuron memory); hmr's
+ * follows the FI_MR_<VENDOR>_CACHE_MONITOR_ENABLED pattern. */
+HMR_CONFIG_VAR(HMR_MR_NEURON_CACHE_MONITOR_ENABLED, "1",
+               "The registration cache keeps registrations of Neuron device "
+               "memory (a tensor's id is its /dev/neuron mapping's: a new "
+               "tensor at a freed address gets a new id and misses)");
 
 static int neuron_init(char *why, size_t why_len)
 {
@@ -280,4 +288,5 @@ const struct hmr_backend_ops hmr__neuron_backend = {
         .dmabuf_put = neuron_dmabuf_put,
         .describe = hmr__neuron_describe,
         .device = hmr__neuron_device,
+        .cache_setting = "HMR_MR_NEURON_CACHE_MONITOR_ENABLED",
 };

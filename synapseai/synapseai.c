@@ -6,11 +6,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/config.h"
 #include "base/host.h"
 #include "base/log.h"
 #include "base/range.h"
 #include "hmem/hmem.h"
 #include "synapseai/synapseai_api.h"
+
+/* libfabric has no such setting (it caches no Gaudi memory); hmr's
+ * follows the FI_MR_<VENDOR>_CACHE_MONITOR_ENABLED pattern. */
+HMR_CONFIG_VAR(HMR_MR_SYNAPSEAI_CACHE_MONITOR_ENABLED, "1",
+               "The registration cache keeps registrations of Gaudi HBM "
+               "(an address keeps its HBM pages while the device is held, "
+               "so a freed and reallocated buffer is the same memory)");
 
 /*
  * Synapse has no pointer query, no allocation lookup and no buffer id.
@@ -60,6 +68,9 @@ static int syn_query(const void *ptr, size_t len, struct hmr_hmem_info *info)
 		info->device = s->device;
 		info->base = s->hbm_base;
 		info->size = s->hbm_size;
+		/* The HBM is one buffer: an address keeps its pages, so
+		 * its identity never changes (doc/hmem-synapseai.md). */
+		info->buffer_id = (uint64_t)s->device + 1;
 		info->flags = HMR_HMEM_DEVICE_ONLY;
 		return 0;
 	}
@@ -215,4 +226,5 @@ const struct hmr_backend_ops hmr__synapseai_backend = {
         .device = hmr__synapseai_device,
         .alloc = hmr__synapseai_alloc,
         .free = hmr__synapseai_free,
+        .cache_setting = "HMR_MR_SYNAPSEAI_CACHE_MONITOR_ENABLED",
 };

@@ -53,7 +53,7 @@ TAG = re.compile(r"^\s*(?:/\*|\*|//|#)\s*fi_mr:\s*(%s(?:[ ,]+%s)*)[ ,]*"
 CASE_LINE = (re.compile(r"^HMR_TEST\((\w+)\)"),
              re.compile(r"^\s*add_test\(NAME (\w+)"),
              re.compile(r"^\s*run_case (\w+)"),
-             re.compile(r"\"([a-z][a-z0-9_%]*)\""))
+             re.compile(r"\"([a-z%][a-z0-9_%]*)\""))
 TAGGED_FILES = (".c", ".h", ".sh", ".py", "CMakeLists.txt")
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -80,8 +80,8 @@ def vm_sources(tests):
 
 def format_matches(fmt, case):
     """case is what the format string fmt prints ("verbs_x_%s_lands" for
-    verbs_x_thunk_lands)."""
-    pattern = re.escape(fmt).replace(re.escape("%s"), "[a-z0-9]+")
+    verbs_x_thunk_lands; "%s_off" for rxe_dmabuf_cuda_off)."""
+    pattern = re.escape(fmt).replace(re.escape("%s"), "[a-z0-9_]+")
     return re.fullmatch(pattern, case) is not None
 
 

@@ -45,7 +45,8 @@ HMR_TEST(synapseai_classifies_device_memory_by_hbm_range)
 	/* Synapse cannot tell the allocation: the HBM range stands for it. */
 	ASSERT_U64_EQ(info.base, app.info.globalHbmBaseAddress);
 	ASSERT_U64_EQ(info.size, app.info.dramSize);
-	ASSERT_U64_EQ(info.buffer_id, 0);
+	/* The HBM is one buffer, whose identity never changes. */
+	ASSERT_U64_EQ(info.buffer_id, 1);
 	ASSERT_EQ(info.flags, HMR_HMEM_DEVICE_ONLY);
 	/* The first and the last byte of HBM. */
 	ASSERT_OK(hmr_hmem_query((void *)(uintptr_t)info.base, 1, &info));

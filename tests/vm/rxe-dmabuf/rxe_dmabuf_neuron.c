@@ -23,6 +23,9 @@
 static void *tensor;
 static uint64_t tensor_base;
 static int (*tensor_read)(const void *, void *, size_t, size_t);
+static int (*tensor_alloc)(int, int, size_t, const char *, void **);
+static void *(*tensor_va_of)(const void *);
+static void (*tensor_free)(void **);
 
 /* hmr's Neuron backend copies to the device only: the cases read back
  * through nrt_tensor_read. */
@@ -38,21 +41,41 @@ static uint64_t tensor_va(void)
 {
 	void *h = dlopen(SIM, RTLD_NOW);
 	int (*init)(int, const char *, const char *);
-	int (*alloc)(int, int, size_t, const char *, void **);
-	void *(*va)(const void *);
 
 	if (!h)
 		return 0;
 	*(void **)&init = dlsym(h, "nrt_init");
-	*(void **)&alloc = dlsym(h, "nrt_tensor_allocate");
-	*(void **)&va = dlsym(h, "nrt_tensor_get_va");
+	*(void **)&tensor_alloc = dlsym(h, "nrt_tensor_allocate");
+	*(void **)&tensor_va_of = dlsym(h, "nrt_tensor_get_va");
 	*(void **)&tensor_read = dlsym(h, "nrt_tensor_read");
-	if (!init || !alloc || !va || !tensor_read ||
-	    init(1 /* NO_FW */, "2.0", "") ||
-	    alloc(0 /* DEVICE */, 0, DLEN, "vm", &tensor))
+	*(void **)&tensor_free = dlsym(h, "nrt_tensor_free");
+	if (!init || !tensor_alloc || !tensor_va_of || !tensor_read ||
+	    !tensor_free || init(1 /* NO_FW */, "2.0", "") ||
+	    tensor_alloc(0 /* DEVICE */, 0, DLEN, "vm", &tensor))
 		return 0;
-	tensor_base = (uintptr_t)va(tensor);
+	tensor_base = (uintptr_t)tensor_va_of(tensor);
 	return tensor_base;
+}
+
+/* The cache cases' tensors, one at a time: nrt_tensor_free takes the
+ * tensor, the cases hold its VA. */
+static void *cache_tensor;
+
+static uint64_t neuron_alloc(const struct vm_nic_dev *dev, size_t len)
+{
+	(void)dev;
+	if (cache_tensor ||
+	    tensor_alloc(0 /* DEVICE */, 0, len, "vm-cache", &cache_tensor))
+		return 0;
+	return (uintptr_t)tensor_va_of(cache_tensor);
+}
+
+static void neuron_free(const struct vm_nic_dev *dev, uint64_t p)
+{
+	(void)dev;
+	if (cache_tensor && (uintptr_t)tensor_va_of(cache_tensor) == p)
+		tensor_free(&cache_tensor);
+	cache_tensor = NULL;
 }
 
 /* The v2 export's fd is the whole tensor: p's offset is p - base. */
@@ -65,7 +88,11 @@ int main(void)
 {
 	struct vm_nic_dev dev = {.name = "rxe_dmabuf_neuron",
 	                         .iface = FI_HMEM_NEURON,
-	                         .offset_of = neuron_offset};
+	                         .offset_of = neuron_offset,
+	                         .alloc = neuron_alloc,
+	                         .free = neuron_free,
+	                         .cache_setting =
+	                                 "HMR_MR_NEURON_CACHE_MONITOR_ENABLED"};
 
 	/* Before hmr's first memory call: backends start once. */
 	setenv("HMR_NEURON_LIBRARY", SIM, 1);

@@ -28,6 +28,8 @@
 static hsa_amd_memory_pool_t pool;
 static __typeof__(&hsa_agent_get_info) agent_info;
 static __typeof__(&hsa_amd_agent_iterate_memory_pools) iterate_pools;
+static __typeof__(&hsa_amd_memory_pool_allocate) pool_alloc;
+static __typeof__(&hsa_amd_memory_pool_free) pool_free;
 
 static hsa_status_t take_pool(hsa_amd_memory_pool_t p, void *found)
 {
@@ -55,7 +57,6 @@ static uint64_t gpu_alloc(void)
 	void *h = dlopen(SIM, RTLD_NOW), *p = NULL;
 	__typeof__(&hsa_init) init;
 	__typeof__(&hsa_iterate_agents) agents;
-	__typeof__(&hsa_amd_memory_pool_allocate) alloc;
 	int found = 0;
 
 	if (!h)
@@ -65,14 +66,31 @@ static uint64_t gpu_alloc(void)
 	*(void **)&agent_info = dlsym(h, "hsa_agent_get_info");
 	*(void **)&iterate_pools =
 	        dlsym(h, "hsa_amd_agent_iterate_memory_pools");
-	*(void **)&alloc = dlsym(h, "hsa_amd_memory_pool_allocate");
-	if (!init || !agents || !agent_info || !iterate_pools || !alloc ||
-	    init())
+	*(void **)&pool_alloc = dlsym(h, "hsa_amd_memory_pool_allocate");
+	*(void **)&pool_free = dlsym(h, "hsa_amd_memory_pool_free");
+	if (!init || !agents || !agent_info || !iterate_pools || !pool_alloc ||
+	    !pool_free || init())
 		return 0;
 	agents(first_gpu, &found);
-	if (!found || alloc(pool, DLEN, 0, &p))
+	if (!found || pool_alloc(pool, DLEN, 0, &p))
 		return 0;
 	return (uintptr_t)p;
+}
+
+/* The application's pool allocations and frees, for the cache cases:
+ * hmr learns of the free by its deallocation callback. */
+static uint64_t rocr_alloc(const struct vm_nic_dev *dev, size_t len)
+{
+	void *p = NULL;
+
+	(void)dev;
+	return pool_alloc(pool, len, 0, &p) ? 0 : (uintptr_t)p;
+}
+
+static void rocr_free(const struct vm_nic_dev *dev, uint64_t p)
+{
+	(void)dev;
+	pool_free((void *)(uintptr_t)p);
 }
 
 /* ROCr's fd is the whole allocation: p's offset is p - base. */
@@ -85,7 +103,11 @@ int main(void)
 {
 	struct vm_nic_dev dev = {.name = "rxe_dmabuf_rocr",
 	                         .iface = FI_HMEM_ROCR,
-	                         .offset_of = rocr_offset};
+	                         .offset_of = rocr_offset,
+	                         .alloc = rocr_alloc,
+	                         .free = rocr_free,
+	                         .cache_setting =
+	                                 "FI_MR_ROCR_CACHE_MONITOR_ENABLED"};
 	FILE *f = fopen("/tmp/hmr-rocr-kconfig", "w");
 
 	/* What amdgpu's dma-bufs need, for the backend's kernel check;

@@ -24,6 +24,8 @@
 #define DLEN (1 << 20)
 
 static synDeviceInfoV2 info;
+static __typeof__(synDeviceMalloc) *dev_malloc;
+static __typeof__(synDeviceFree) *dev_free;
 
 /* The application's side: the device acquired, one buffer of its HBM. */
 static uint64_t hbm_alloc(void)
@@ -32,7 +34,6 @@ static uint64_t hbm_alloc(void)
 	__typeof__(synInitialize) *init;
 	__typeof__(synDeviceAcquireByModuleId) *acquire;
 	__typeof__(synDeviceGetInfoV2) *get_info;
-	__typeof__(synDeviceMalloc) *alloc;
 	synDeviceId id;
 	uint64_t p = 0;
 
@@ -41,11 +42,29 @@ static uint64_t hbm_alloc(void)
 	*(void **)&init = dlsym(h, "synInitialize");
 	*(void **)&acquire = dlsym(h, "synDeviceAcquireByModuleId");
 	*(void **)&get_info = dlsym(h, "synDeviceGetInfoV2");
-	*(void **)&alloc = dlsym(h, "synDeviceMalloc");
-	if (!init || !acquire || !get_info || !alloc || init() ||
-	    acquire(&id, 0) || get_info(0, &info) || alloc(0, DLEN, 0, 0, &p))
+	*(void **)&dev_malloc = dlsym(h, "synDeviceMalloc");
+	*(void **)&dev_free = dlsym(h, "synDeviceFree");
+	if (!init || !acquire || !get_info || !dev_malloc || !dev_free ||
+	    init() || acquire(&id, 0) || get_info(0, &info) ||
+	    dev_malloc(0, DLEN, 0, 0, &p))
 		return 0;
 	return p;
+}
+
+/* The application's synDeviceMalloc and synDeviceFree, for the cache
+ * cases: a freed and reallocated address keeps its HBM pages. */
+static uint64_t hbm_cache_alloc(const struct vm_nic_dev *dev, size_t len)
+{
+	uint64_t p = 0;
+
+	(void)dev;
+	return dev_malloc(0, len, 0, 0, &p) ? 0 : p;
+}
+
+static void hbm_cache_free(const struct vm_nic_dev *dev, uint64_t p)
+{
+	(void)dev;
+	dev_free(0, p, 0);
 }
 
 /* Byte 0 of hmr's dma-buf is the HBM base: p is at p - base. */
@@ -57,9 +76,14 @@ static uint64_t hbm_offset(const struct vm_nic_dev *dev, uint64_t p)
 
 int main(void)
 {
-	struct vm_nic_dev dev = {.name = "rxe_dmabuf_synapseai",
-	                         .iface = FI_HMEM_SYNAPSEAI,
-	                         .offset_of = hbm_offset};
+	struct vm_nic_dev dev = {
+	        .name = "rxe_dmabuf_synapseai",
+	        .iface = FI_HMEM_SYNAPSEAI,
+	        .offset_of = hbm_offset,
+	        .alloc = hbm_cache_alloc,
+	        .free = hbm_cache_free,
+	        .free_keeps_pages = 1,
+	        .cache_setting = "HMR_MR_SYNAPSEAI_CACHE_MONITOR_ENABLED"};
 
 	/* Before hmr's first memory call: backends start once. */
 	setenv("HMR_SYNAPSEAI_LIBRARY", SIM, 1);

@@ -170,6 +170,9 @@ void vm_nic_rdma_cases(const struct vm_nic_src *s, uint64_t p,
 	fi_close(&mr->fid);
 }
 
+#ifdef VM_NIC_KERNEL
+/* The kernel's cases (vm_nic_kernel_main) from here on. */
+
 /* A verbs domain on rxe0, a loopback QP pair on its protection domain
  * and the registered source buffer. */
 struct vm_nic_env {
@@ -418,8 +421,11 @@ int vm_nic_kernel_main(const struct vm_nic_dev *dev, const char *sim)
 	kc.len = ILEN;
 	kernel_rights(&e->s, dev);
 	kernel_cycles(dev);
+	if (dev->alloc && dev->free)
+		vm_nic_cache_cases(dev, e->domain, &e->s);
 	if (dev->more)
 		dev->more(dev, e->domain, &e->s);
 	nic_close(e);
 	return vm_case_exit();
 }
+#endif /* VM_NIC_KERNEL */

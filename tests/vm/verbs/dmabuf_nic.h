@@ -64,7 +64,38 @@ struct vm_nic_dev {
 	 * domain and QP pair. */
 	void (*more)(const struct vm_nic_dev *dev, struct fid_domain *domain,
 	             const struct vm_nic_src *s);
+	/* Optional, both or neither: the runtime's own allocation of len
+	 * bytes of device memory (0 on failure) and its free, as the
+	 * application calls them; vm_nic_cache_cases needs them. */
+	uint64_t (*alloc)(const struct vm_nic_dev *dev, size_t len);
+	void (*free)(const struct vm_nic_dev *dev, uint64_t p);
+	/* An address keeps its pages across a free and a new allocation
+	 * (Gaudi HBM): the cache may serve them, and should. */
+	int free_keeps_pages;
+	/* The setting that keeps this memory out of the cache at 0
+	 * (FI_MR_CUDA_CACHE_MONITOR_ENABLED, ...). */
+	const char *cache_setting;
 };
+
+/*
+ * The registration cache on the dma-buf path, run by vm_nic_kernel_main
+ * where dev has alloc and free, each named <name>_<case>:
+ * cache_serves_device_memory (a second local-only registration of a
+ * fresh allocation is a hit, with no second import, whose lkey moves the
+ * allocation's bytes), and cache_misses_after_free (the allocation freed
+ * through the runtime and another made at the same address: the next
+ * registration misses, is imported anew and moves the new allocation's
+ * bytes, never those of the freed pages the old registration pinned; the
+ * old entry is gone, by the runtime's free event, the memory monitor or
+ * the miss at its address, whichever comes first); or, where the free
+ * keeps the pages (free_keeps_pages), cache_serves_the_same_pages_after_free
+ * (that registration is a hit, imports nothing, and moves the new
+ * allocation's bytes).  Then cache_off_by_setting: with dev->cache_setting
+ * set to 0 through hmr_config_set, a verbs domain opened afterwards
+ * registers the memory anew each time (two imports, no hit, no miss).
+ */
+void vm_nic_cache_cases(const struct vm_nic_dev *dev, struct fid_domain *d,
+                        const struct vm_nic_src *s);
 
 /*
  * Every case a backend's memory passes through the kernel, each named
@@ -79,10 +110,11 @@ struct vm_nic_dev {
  * read_only_refuses_write (a region registered FI_REMOTE_READ: a WRITE
  * gets a remote access error and changes nothing, a READ succeeds), and
  * cycles_fd_flat (10,000 registrations and closes, each imported by the
- * kernel, leave the fd count where it was).  They run on a verbs domain
- * on rxe0 with a loopback QP pair on its protection domain.  A
- * program's main: returns its exit status; dev->base 0 (the simulator
- * sim gave no memory), or no domain or QPs, fail <name>_setup.
+ * kernel, leave the fd count where it was), then the cache's
+ * (vm_nic_cache_cases) where dev has alloc and free.  They run on a verbs
+ * domain on rxe0 with a loopback QP pair on its protection domain.  A program's
+ * main: returns its exit status; dev->base 0 (the simulator sim gave no
+ * memory), or no domain or QPs, fail <name>_setup.
  */
 int vm_nic_kernel_main(const struct vm_nic_dev *dev, const char *sim);
 
