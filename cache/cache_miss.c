@@ -74,13 +74,33 @@ static void merge_extent(struct hmr_cache *c, struct hmr_cache_entry *e)
 	rcu_read_unlock();
 }
 
+/*
+ * Under the lock: l leaves the index (DEAD, so no lookup takes it again)
+ * and, when no one holds it, goes onto *idle to deregister; false when it
+ * was already dead (evicted or invalidated, awaiting its put).  l's link
+ * is the index scan's: the caller reads the next entry first.
+ */
+static bool retire_locked(struct hmr_cache *c, struct hmr_cache_entry *l,
+                          struct hmr_cache_entry **idle)
+{
+	uint64_t r = atomic_fetch_or(&rec(l)->refs, REFS_DEAD);
+
+	if (r & REFS_DEAD)
+		return false;
+	hmr__cache_ix_del(c, l);
+	if (!(r & REFS_COUNT)) {
+		est(l)->link = *idle;
+		*idle = l;
+	}
+	return true;
+}
+
 /* Under the lock: the old entries of the same memory inside the merged
  * range leave the index; the idle ones are returned to deregister. */
 static struct hmr_cache_entry *merge_out(struct hmr_cache *c,
                                          struct hmr_cache_entry *e)
 {
 	struct hmr_cache_entry *l, *next, *idle = NULL;
-	uint64_t r;
 	bool merged = false;
 
 	for (l = hmr__cache_ix_scan(c, e->start, e->end - 1, false, e->id); l;
@@ -88,15 +108,8 @@ static struct hmr_cache_entry *merge_out(struct hmr_cache *c,
 		next = est(l)->link;
 		if (l->start < e->start || l->end > e->end)
 			continue;
-		r = atomic_fetch_or(&rec(l)->refs, REFS_DEAD);
-		if (r & REFS_DEAD)
-			continue; /* Evicted or invalidated, awaiting put. */
-		hmr__cache_ix_del(c, l);
-		merged = true;
-		if (!(r & REFS_COUNT)) {
-			est(l)->link = idle;
-			idle = l;
-		}
+		if (retire_locked(c, l, &idle))
+			merged = true;
 	}
 	if (merged)
 		atomic_fetch_add_explicit(&c->merges, 1, memory_order_relaxed);
@@ -118,25 +131,15 @@ static struct hmr_cache_entry *stale_out(struct hmr_cache *c,
                                          struct hmr_cache_entry *idle)
 {
 	struct hmr_cache_entry *l, *next;
-	uint64_t r;
 
 	if (!e->id)
 		return idle;
 	for (l = hmr__cache_ix_scan(c, e->start, e->end - 1, true, 0); l;
 	     l = next) {
 		next = est(l)->link;
-		if (l->id == e->id)
-			continue;
-		r = atomic_fetch_or(&rec(l)->refs, REFS_DEAD);
-		if (r & REFS_DEAD)
-			continue; /* Evicted or invalidated, awaiting put. */
-		hmr__cache_ix_del(c, l);
-		atomic_fetch_add_explicit(&c->invalidations, 1,
-		                          memory_order_relaxed);
-		if (!(r & REFS_COUNT)) {
-			est(l)->link = idle;
-			idle = l;
-		}
+		if (l->id != e->id && retire_locked(c, l, &idle))
+			atomic_fetch_add_explicit(&c->invalidations, 1,
+			                          memory_order_relaxed);
 	}
 	return idle;
 }

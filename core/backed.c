@@ -114,17 +114,17 @@ int hmr__backed(const struct iovec *iov, size_t count)
 	now = atomic_load_explicit(&epoch, memory_order_acquire);
 	for (i = 0; i < count; i++) {
 		uintptr_t start = (uintptr_t)iov[i].iov_base;
+		/* Empty or wrapping ranges: the proof itself answers, and
+		 * nothing is remembered of them. */
+		bool ranged = iov[i].iov_len &&
+		              hmr__range_end(start, iov[i].iov_len, &end);
 
-		/* Empty or wrapping ranges: the proof itself answers. */
-		if (iov[i].iov_len &&
-		    hmr__range_end(start, iov[i].iov_len, &end) &&
-		    proven(start, end, now))
+		if (ranged && proven(start, end, now))
 			continue;
 		ret = hmr__host_range_mapped(&iov[i], 1);
 		if (ret)
 			return ret;
-		if (iov[i].iov_len &&
-		    hmr__range_end(start, iov[i].iov_len, &end))
+		if (ranged)
 			remember(start, end, now);
 	}
 	return 0;

@@ -4,13 +4,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/udmabuf.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "udmabuf.h"
 
 size_t sim_page_size(void)
 {
@@ -163,13 +163,8 @@ int sim_dmabuf_real(void)
 
 int sim_dmabuf_fd(int memfd, off_t off, size_t len)
 {
-	struct udmabuf_create c = {
-	        .memfd = (uint32_t)memfd,
-	        .flags = UDMABUF_FLAGS_CLOEXEC,
-	        .offset = (uint64_t)off,
-	        .size = len,
-	};
-	int dev, fd, e;
+	bool opened;
+	int fd, e;
 
 	if (!sim_dmabuf_real())
 		return fcntl(memfd, F_DUPFD_CLOEXEC, 0);
@@ -178,17 +173,15 @@ int sim_dmabuf_fd(int memfd, off_t off, size_t len)
 		        strerror(errno));
 		return -1;
 	}
-	dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
-	if (dev < 0) {
-		sim_log("udmabuf: /dev/udmabuf: %s", strerror(errno));
-		return -1;
-	}
-	fd = ioctl(dev, UDMABUF_CREATE, &c);
+	fd = udmabuf_fd(memfd, off, len, &opened);
+	if (fd >= 0)
+		return fd;
 	e = errno;
-	close(dev);
-	if (fd < 0)
+	if (!opened)
+		sim_log("udmabuf: /dev/udmabuf: %s", strerror(e));
+	else
 		sim_log("udmabuf: UDMABUF_CREATE of %#zx bytes at %#llx: %s",
 		        len, (unsigned long long)off, strerror(e));
 	errno = e;
-	return fd;
+	return -1;
 }

@@ -11,6 +11,9 @@ if(NOT TARGET hmr_sim_common)
     ${CMAKE_CURRENT_LIST_DIR}/mem.c
     ${CMAKE_CURRENT_LIST_DIR}/table.c)
   target_include_directories(hmr_sim_common PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+  # tests/udmabuf.h (header-only, shared with tests/vm/common).
+  target_include_directories(hmr_sim_common PRIVATE
+    ${CMAKE_CURRENT_LIST_DIR}/../..)
   target_compile_definitions(hmr_sim_common PRIVATE _GNU_SOURCE)
   target_compile_options(hmr_sim_common PRIVATE -Wall -Wextra -Wshadow
     -Wstrict-prototypes)

@@ -4,13 +4,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/udmabuf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "udmabuf.h"
 
 /* The few DRM UAPI definitions needed (libdrm-dev is not required). */
 struct vm_drm_version {
@@ -55,22 +56,7 @@ int vm_sealed_memfd(const char *name, size_t len)
 
 int vm_udmabuf(int memfd, off_t off, size_t len)
 {
-	struct udmabuf_create c = {
-	        .memfd = (uint32_t)memfd,
-	        .flags = UDMABUF_FLAGS_CLOEXEC,
-	        .offset = (uint64_t)off,
-	        .size = len,
-	};
-	int dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
-	int fd, e;
-
-	if (dev < 0)
-		return -1;
-	fd = ioctl(dev, UDMABUF_CREATE, &c);
-	e = errno;
-	close(dev);
-	errno = e;
-	return fd;
+	return udmabuf_fd(memfd, off, len, NULL);
 }
 
 /* The dumb buffer's dma-buf on card, or -1. */

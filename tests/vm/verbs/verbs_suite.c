@@ -4,17 +4,16 @@
 #include <dlfcn.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <hmr/hmr.h>
 
+#include "dmabuf_src.h"
 #include "rc_pair.h"
 #include "verbs_vm.h"
 #include "vm_case.h"
@@ -271,60 +270,6 @@ static void case_modes(void)
 		ibv_close_device(ctx);
 }
 
-/* A real dma-buf from vgem (a DRM dumb buffer exported with PRIME). */
-struct drm_version_abi {
-	int major, minor, patch;
-	size_t name_len;
-	char *name;
-	size_t date_len;
-	char *date;
-	size_t desc_len;
-	char *desc;
-};
-struct drm_dumb_abi {
-	uint32_t height, width, bpp, flags, handle, pitch;
-	uint64_t size;
-};
-struct drm_prime_abi {
-	uint32_t handle, flags;
-	int32_t fd;
-};
-#define DRM_VERSION_IOC     _IOWR('d', 0x00, struct drm_version_abi)
-#define DRM_PRIME_TO_FD_IOC _IOWR('d', 0x2d, struct drm_prime_abi)
-#define DRM_CREATE_DUMB_IOC _IOWR('d', 0xB2, struct drm_dumb_abi)
-
-static int vgem_dmabuf(size_t len, int *card)
-{
-	char path[32], name[32];
-	int i;
-
-	for (i = 0; i < 16; i++) {
-		struct drm_version_abi v = {.name_len = sizeof(name) - 1,
-		                            .name = name};
-		struct drm_dumb_abi dumb = {.width = 1024,
-		                            .height = (uint32_t)(len / 4096),
-		                            .bpp = 32};
-		struct drm_prime_abi prime = {.flags = O_CLOEXEC | O_RDWR,
-		                              .fd = -1};
-
-		memset(name, 0, sizeof(name));
-		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
-		*card = open(path, O_RDWR | O_CLOEXEC);
-		if (*card < 0)
-			continue;
-		if (ioctl(*card, DRM_VERSION_IOC, &v) || strcmp(name, "vgem") ||
-		    ioctl(*card, DRM_CREATE_DUMB_IOC, &dumb)) {
-			close(*card);
-			continue;
-		}
-		prime.handle = dumb.handle;
-		if (ioctl(*card, DRM_PRIME_TO_FD_IOC, &prime) == 0)
-			return prime.fd;
-		close(*card);
-	}
-	return -1;
-}
-
 static void case_vgem(void)
 {
 	struct fi_mr_dmabuf buf = {.offset = 0, .len = 1 << 20};
@@ -332,14 +277,15 @@ static void case_vgem(void)
 	                          .access = FI_REMOTE_WRITE | FI_REMOTE_READ};
 	struct fid_domain *hd;
 	struct fid_mr *mr;
-	int card, fds, ret;
+	int fds, ret;
 
 	if (open_verbs(&hd, "rxe0", FI_HMEM)) {
 		vm_case_fail("verbs_vgem_dmabuf_refused_cleanly",
 		             "cannot open an FI_HMEM verbs domain");
 		return;
 	}
-	buf.fd = vgem_dmabuf(buf.len, &card);
+	/* A real dma-buf of memory that is no memfd of ours. */
+	buf.fd = vm_vgem_dmabuf(buf.len);
 	if (buf.fd < 0) {
 		fi_close(&hd->fid);
 		vm_case_fail("verbs_vgem_dmabuf_refused_cleanly",
@@ -355,7 +301,6 @@ static void case_vgem(void)
 	if (!ret)
 		fi_close(&mr->fid);
 	close(buf.fd);
-	close(card);
 	fi_close(&hd->fid);
 }
 
