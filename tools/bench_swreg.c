@@ -102,8 +102,12 @@ static void live_ns(struct fid_domain *d, double *reg, double *close)
 struct thread_arg {
 	struct fid_domain *d;
 	uint64_t key0;
+	int index; /* pinned to the index-th CPU of the process's */
 	double ns, cpu;
 };
+
+/* Whether every thread of the last threads_ns got a CPU of its own. */
+static int pinned = 1;
 
 /* ns per `pairs` steps of a loop of the thread's own (about a pair's
  * time each): what a thread gets of a core with nothing shared. */
@@ -128,7 +132,11 @@ static double plain_ns(uint64_t x)
 static void *pair_thread(void *p)
 {
 	struct thread_arg *a = p;
-	uint64_t c0 = cpu_now_ns();
+	uint64_t c0;
+
+	if (bench_pin_thread(a->index) < 0)
+		pinned = 0;
+	c0 = cpu_now_ns();
 
 	a->ns = a->d ? pair_ns(a->d, a->key0) : plain_ns(a->key0 | 1);
 	a->cpu = (double)(cpu_now_ns() - c0) / (double)pairs;
@@ -150,6 +158,7 @@ static double threads_ns(struct fid_domain *d, int n, int high, double *cpu)
 	*cpu = 0;
 	for (i = 0; i < n; i++) {
 		a[i].d = d;
+		a[i].index = i;
 		a[i].key0 = high ? ((uint64_t)i << 48) + 7
 		                 : 1000000 + (uint64_t)i * 7919;
 		if (pthread_create(&t[i], NULL, pair_thread, &a[i]))
@@ -300,8 +309,11 @@ int bench_swreg(int argc, char **argv)
 	printf("| %-40s | %7.1f ns |\n", "raw key: map_raw + access + unmap",
 	       bench_median(raw, RUNS));
 	printf("(ALLOCATED's ratio is against hmr's plain pair; 2 threads' "
-	       "against 1 thread on the same domain; the plain loop's against "
-	       "its 1 thread: no hmr, the ceiling this machine sets)\n");
+	       "against 1 thread on the same domain, each thread %s; the "
+	       "plain loop's against its 1 thread: no hmr, the ceiling this "
+	       "machine sets)\n",
+	       pinned ? "pinned to a CPU of its own"
+	              : "NOT pinned (fewer than 2 CPUs allowed)");
 	for (s = 0; s < 2; s++)
 		bench_lf_close(lf[s], fab[s]);
 	fi_close(&d[0]->fid);
