@@ -373,6 +373,12 @@ struct hmr_cache_entry *hmr__cache_ix_hit(struct hmr_cache *c, uint64_t start,
                                           uint64_t id, uint32_t skip);
 void hmr__cache_ix_add(struct hmr_cache *c, struct hmr_cache_entry *e);
 void hmr__cache_ix_del(struct hmr_cache *c, struct hmr_cache_entry *e);
+/* Under the lock: l leaves the index (DEAD, so no lookup takes it again)
+ * and, when no one holds it, goes onto *idle to deregister; false when it
+ * was already dead (evicted or invalidated, awaiting its put).  l's link
+ * is the index scan's: the caller reads the next entry first. */
+bool hmr__cache_ix_retire(struct hmr_cache *c, struct hmr_cache_entry *l,
+                          struct hmr_cache_entry **idle);
 /* Indexed entries with a byte in [lo, hi] (of `id` when `any_id` is
  * false), as a list through est->link. */
 struct hmr_cache_entry *hmr__cache_ix_scan(struct hmr_cache *c, uint64_t lo,

@@ -311,6 +311,21 @@ void hmr__cache_ix_del(struct hmr_cache *c, struct hmr_cache_entry *e)
 	                      memory_order_relaxed);
 }
 
+bool hmr__cache_ix_retire(struct hmr_cache *c, struct hmr_cache_entry *l,
+                          struct hmr_cache_entry **idle)
+{
+	uint64_t r = atomic_fetch_or(&rec(l)->refs, REFS_DEAD);
+
+	if (r & REFS_DEAD)
+		return false;
+	hmr__cache_ix_del(c, l);
+	if (!(r & REFS_COUNT)) {
+		est(l)->link = *idle;
+		*idle = l;
+	}
+	return true;
+}
+
 static bool wanted(struct hmr_cache_entry *e, uint64_t lo, uint64_t hi,
                    bool any_id, uint64_t id)
 {

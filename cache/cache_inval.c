@@ -67,7 +67,7 @@ static void push(struct hmr_cache_entry *_Atomic *stack,
 void hmr__cache_inval(struct hmr_cache *c, uint64_t lo, uint64_t hi, bool defer)
 {
 	struct hmr_cache_entry *l, *next, *idle = NULL;
-	uint64_t r, n = 0;
+	uint64_t n = 0;
 
 	/* Nothing indexed and nothing registering: nothing can be stale
 	 * (a miss counts itself in `inflight` before reading inval_seq). */
@@ -79,15 +79,7 @@ void hmr__cache_inval(struct hmr_cache *c, uint64_t lo, uint64_t hi, bool defer)
 	if (c->hand) {
 		for (l = hmr__cache_ix_scan(c, lo, hi, true, 0); l; l = next) {
 			next = est(l)->link;
-			r = atomic_fetch_or(&rec(l)->refs, REFS_DEAD);
-			if (r & REFS_DEAD)
-				continue;
-			hmr__cache_ix_del(c, l);
-			n++;
-			if (!(r & REFS_COUNT)) { /* Idle: ours to deregister. */
-				est(l)->link = idle;
-				idle = l;
-			}
+			n += hmr__cache_ix_retire(c, l, &idle);
 		}
 	}
 	if (n) /* Written under the lock only: no read-modify-write. */

@@ -74,27 +74,6 @@ static void merge_extent(struct hmr_cache *c, struct hmr_cache_entry *e)
 	rcu_read_unlock();
 }
 
-/*
- * Under the lock: l leaves the index (DEAD, so no lookup takes it again)
- * and, when no one holds it, goes onto *idle to deregister; false when it
- * was already dead (evicted or invalidated, awaiting its put).  l's link
- * is the index scan's: the caller reads the next entry first.
- */
-static bool retire_locked(struct hmr_cache *c, struct hmr_cache_entry *l,
-                          struct hmr_cache_entry **idle)
-{
-	uint64_t r = atomic_fetch_or(&rec(l)->refs, REFS_DEAD);
-
-	if (r & REFS_DEAD)
-		return false;
-	hmr__cache_ix_del(c, l);
-	if (!(r & REFS_COUNT)) {
-		est(l)->link = *idle;
-		*idle = l;
-	}
-	return true;
-}
-
 /* Under the lock: the old entries of the same memory inside the merged
  * range leave the index; the idle ones are returned to deregister. */
 static struct hmr_cache_entry *merge_out(struct hmr_cache *c,
@@ -108,7 +87,7 @@ static struct hmr_cache_entry *merge_out(struct hmr_cache *c,
 		next = est(l)->link;
 		if (l->start < e->start || l->end > e->end)
 			continue;
-		if (retire_locked(c, l, &idle))
+		if (hmr__cache_ix_retire(c, l, &idle))
 			merged = true;
 	}
 	if (merged)
@@ -137,7 +116,7 @@ static struct hmr_cache_entry *stale_out(struct hmr_cache *c,
 	for (l = hmr__cache_ix_scan(c, e->start, e->end - 1, true, 0); l;
 	     l = next) {
 		next = est(l)->link;
-		if (l->id != e->id && retire_locked(c, l, &idle))
+		if (l->id != e->id && hmr__cache_ix_retire(c, l, &idle))
 			atomic_fetch_add_explicit(&c->invalidations, 1,
 			                          memory_order_relaxed);
 	}
