@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
-/* udmabuf.h: a real dma-buf of a memfd's range, from /dev/udmabuf. */
+/* udmabuf.h: real dma-bufs of memfd ranges, from /dev/udmabuf. */
 #ifndef HMR_TESTS_UDMABUF_H
 #define HMR_TESTS_UDMABUF_H
 
@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -40,6 +42,38 @@ static inline int udmabuf_fd(int memfd, off_t off, size_t len, bool *opened)
 	fd = ioctl(dev, UDMABUF_CREATE, &c);
 	e = errno;
 	close(dev); /* the dma-buf does not need the device open */
+	errno = e;
+	return fd;
+}
+
+/*
+ * One dma-buf (close-on-exec) of n pieces laid end to end in the order
+ * given, each a page-multiple range of a memfd sealed as udmabuf_fd's
+ * must be; the memfds may differ (memory that no one memfd holds, as a
+ * range over two allocations).  The kernel caps n (list_limit, 1024) and
+ * the total (size_limit_mb, 64 MiB).  Errors as udmabuf_fd's.
+ */
+static inline int udmabuf_list_fd(const struct udmabuf_create_item *items,
+                                  unsigned n, bool *opened)
+{
+	struct udmabuf_create_list *c;
+	int dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+	int fd = -1, e;
+
+	if (opened)
+		*opened = dev >= 0;
+	if (dev < 0)
+		return -1;
+	c = malloc(sizeof(*c) + (size_t)n * sizeof(*items));
+	if (c) {
+		c->flags = UDMABUF_FLAGS_CLOEXEC;
+		c->count = n;
+		memcpy(c->list, items, (size_t)n * sizeof(*items));
+		fd = ioctl(dev, UDMABUF_CREATE_LIST, c);
+	}
+	e = errno;
+	close(dev);
+	free(c);
 	errno = e;
 	return fd;
 }

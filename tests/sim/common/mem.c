@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,27 +163,74 @@ int sim_dmabuf_real(void)
 	return mode && strcmp(mode, "udmabuf") == 0;
 }
 
-int sim_dmabuf_fd(int memfd, off_t off, size_t len)
+/* udmabuf refuses a memfd that could shrink under the dma-buf. */
+static int seal(int memfd)
 {
-	bool opened;
-	int fd, e;
+	int e;
 
-	if (!sim_dmabuf_real())
-		return fcntl(memfd, F_DUPFD_CLOEXEC, 0);
-	if (fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK) != 0) {
-		sim_log("udmabuf: cannot seal memfd %d: %s", memfd,
-		        strerror(errno));
-		return -1;
-	}
-	fd = udmabuf_fd(memfd, off, len, &opened);
-	if (fd >= 0)
-		return fd;
+	if (fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK) == 0)
+		return 0;
 	e = errno;
+	sim_log("udmabuf: cannot seal memfd %d: %s", memfd, strerror(e));
+	errno = e;
+	return -1;
+}
+
+/* Why udmabuf made no dma-buf, errno kept: /dev/udmabuf did not open
+ * (no udmabuf in this kernel), or it refused the request fmt says. */
+static void __attribute__((format(printf, 2, 3)))
+failed(bool opened, const char *fmt, ...)
+{
+	int e = errno;
+	char what[96];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
 	if (!opened)
 		sim_log("udmabuf: /dev/udmabuf: %s", strerror(e));
 	else
-		sim_log("udmabuf: UDMABUF_CREATE of %#zx bytes at %#llx: %s",
-		        len, (unsigned long long)off, strerror(e));
+		sim_log("udmabuf: %s: %s", what, strerror(e));
 	errno = e;
-	return -1;
+}
+
+int sim_dmabuf_fd(int memfd, off_t off, size_t len)
+{
+	bool opened;
+	int fd;
+
+	if (!sim_dmabuf_real())
+		return fcntl(memfd, F_DUPFD_CLOEXEC, 0);
+	if (seal(memfd))
+		return -1;
+	fd = udmabuf_fd(memfd, off, len, &opened);
+	if (fd < 0)
+		failed(opened, "UDMABUF_CREATE of %#zx bytes at %#llx", len,
+		       (unsigned long long)off);
+	return fd;
+}
+
+/*
+ * As sim_dmabuf_fd under HMR_SIM_DMABUF=udmabuf, for a range that no one
+ * memfd holds (over two allocations or VMM chunks): one udmabuf of the n
+ * pieces end to end, each memfd sealed first.  A dup cannot stand for
+ * several memfds, so the caller asks only where sim_dmabuf_real().
+ */
+int sim_dmabuf_list_fd(const struct udmabuf_create_item *items, unsigned n)
+{
+	unsigned long long len = 0;
+	bool opened;
+	int fd;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (seal((int)items[i].memfd))
+			return -1;
+		len += items[i].size;
+	}
+	fd = udmabuf_list_fd(items, n, &opened);
+	if (fd < 0)
+		failed(opened, "UDMABUF_CREATE_LIST of %u pieces, %#llx bytes",
+		       n, len);
+	return fd;
 }

@@ -12,7 +12,7 @@
  *   lists, the per-call counters behind hmr_sim_<x>_calls and the
  *   failure rules "name[@N][=status][:count],..." behind HMR_SIM_<X>_FAIL.
  * - mem.c: memfds, their read/write shadow views (struct sim_mem),
- *   fixed mappings in a PROT_NONE address reservation.
+ *   fixed mappings in a PROT_NONE address reservation, dma-bufs of them.
  * - table.c: the sorted address table with first-fit placement.
  *
  * The simulator supplies one const struct sim_ops named sim_ops: its log
@@ -81,6 +81,8 @@ int sim_map_fixed(uint64_t addr, size_t len, int prot, int fd, off_t off);
 void sim_unmap_fixed(uint64_t addr, size_t len);
 void *sim_reserve(size_t len);
 int sim_dmabuf_fd(int memfd, off_t off, size_t len);
+struct udmabuf_create_item; /* <linux/udmabuf.h> */
+int sim_dmabuf_list_fd(const struct udmabuf_create_item *items, unsigned n);
 /* 1 when sim_dmabuf_fd makes udmabufs (HMR_SIM_DMABUF=udmabuf): then an
  * export fd is not the memfd's open file. */
 int sim_dmabuf_real(void);

@@ -3,7 +3,9 @@
 #include "sim_cuda.h"
 
 #include <fcntl.h>
+#include <linux/udmabuf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 /*
@@ -72,6 +74,51 @@ static int sim_alias_fd(const struct sim_alloc *a, CUdeviceptr dptr,
 	return m->fd;
 }
 
+/*
+ * Under HMR_SIM_DMABUF=udmabuf, a range no one memfd holds (it meets
+ * several allocations or VMM chunks, every page checked by
+ * sim_device_pages): the memfd piece of each, in address order, for one
+ * udmabuf of them all.  Their count, with *out to free, or 0: a part
+ * shares its page with another allocation or has no memfd of its own
+ * (such a range keeps the opaque fd), or no memory for the list.
+ */
+static unsigned sim_pieces(CUdeviceptr p, CUdeviceptr end,
+                           struct udmabuf_create_item **out)
+{
+	size_t first = sim_table_index(&sim.tab, p), i;
+	struct udmabuf_create_item *it;
+	unsigned n = 0;
+
+	/* The entry holding p is the one before: its base is at or below p. */
+	first = first > 0 ? first - 1 : 0;
+	for (i = first; i < sim.tab.n && sim_at(i)->base < end; i++)
+		;
+	it = calloc(i - first + 1, sizeof(*it));
+	for (i = first; it && p < end && i < sim.tab.n; i++, n++) {
+		const struct sim_alloc *a = sim_at(i);
+		int vmm = a->kind == SIM_KIND_VMM;
+		const struct sim_mem *m = vmm ? &a->phys->mem : &a->mem;
+		size_t at = (vmm ? a->offset : 0) + (size_t)(p - a->base);
+		CUdeviceptr a_end = a->base + a->span;
+		size_t len = (size_t)((a_end < end ? a_end : end) - p);
+
+		if (a->base > p || a_end <= p || a->shared_page || m->fd < 0 ||
+		    at % sim.page || len % sim.page || at > m->size ||
+		    len > m->size - at)
+			break;
+		it[n].memfd = (uint32_t)m->fd;
+		it[n].offset = at;
+		it[n].size = len;
+		p += len;
+	}
+	if (!it || p < end) {
+		free(it);
+		return 0;
+	}
+	*out = it;
+	return n;
+}
+
 /* An fd the CPU cannot map, whose name and size say what it exports. */
 static int sim_opaque_fd(int dev, CUdeviceptr dptr, size_t size)
 {
@@ -93,8 +140,10 @@ static int sim_opaque_fd(int dev, CUdeviceptr dptr, size_t size)
 static CUresult sim_export(CUdeviceptr dptr, size_t size,
                            unsigned long long flags, int *out)
 {
+	struct udmabuf_create_item *items = NULL;
 	struct sim_alloc *a = sim_find(dptr);
 	off_t off = 0;
+	unsigned n;
 	int fd;
 
 	if (!a)
@@ -116,8 +165,14 @@ static CUresult sim_export(CUdeviceptr dptr, size_t size,
 	    !sim_cfg.pcie_mapping)
 		return CUDA_ERROR_NOT_SUPPORTED;
 	fd = sim_alias_fd(a, dptr, size, &off);
-	fd = fd >= 0 ? sim_dmabuf_fd(fd, off, size)
-	             : sim_opaque_fd(a->device, dptr, size);
+	if (fd >= 0)
+		fd = sim_dmabuf_fd(fd, off, size);
+	else if (sim_dmabuf_real() &&
+	         (n = sim_pieces(dptr, dptr + size, &items)) > 0)
+		fd = sim_dmabuf_list_fd(items, n);
+	else
+		fd = sim_opaque_fd(a->device, dptr, size);
+	free(items);
 	if (fd < 0)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	sim.last_export = dptr;

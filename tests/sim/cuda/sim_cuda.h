@@ -53,8 +53,12 @@
  *   fds refuse it (ENOTSUPP).  Under HMR_SIM_DMABUF=udmabuf (the test
  *   VM's importing rxe) a range inside one memfd, wherever it starts,
  *   gives a real dma-buf of exactly the range (a udmabuf, sim_dmabuf_fd);
- *   other ranges, the O_PATH fd.  hmr_sim_cuda_last_export() tells tests
- *   which range was exported.  The caller owns the fd and closes it.
+ *   a range over several allocations or VMM chunks, one udmabuf of each
+ *   one's memfd piece end to end (UDMABUF_CREATE_LIST,
+ *   sim_dmabuf_list_fd), as the driver's one fd of them; a range meeting
+ *   a page that small allocations share, the O_PATH fd.
+ *   hmr_sim_cuda_last_export() tells tests which range was exported.
+ *   The caller owns the fd and closes it.
  *
  * Configuration (environment, read once at the first driver call, which
  * is normally cuInit): see the top of init.c.

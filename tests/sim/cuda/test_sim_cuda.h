@@ -133,6 +133,22 @@ static inline CUresult dmabuf(int *fd, CUdeviceptr p, size_t len,
 	        fd, p, len, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, flags);
 }
 
+/* Exports [p, p + span) and checks that the fd, mapped by the CPU,
+ * starts with the len bytes of want. */
+static inline void dmabuf_shows(CUdeviceptr p, size_t span,
+                                const unsigned char *want, size_t len)
+{
+	unsigned char *map;
+	int fd = -1;
+
+	CU_OK(dmabuf(&fd, p, span, 0));
+	map = mmap(NULL, span, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(memcmp(map, want, len), 0);
+	munmap(map, span);
+	close(fd);
+}
+
 static inline unsigned long long buffer_id(CUdeviceptr p)
 {
 	unsigned long long id = 0;

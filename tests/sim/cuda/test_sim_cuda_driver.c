@@ -2,6 +2,7 @@
 /* test_sim_cuda_driver.c: the simulator does what lab/gpu.md measured. */
 #include "test_sim_cuda.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 /*
@@ -451,6 +452,62 @@ HMR_TEST(sim_cuda_expandable_segments_layout)
 	for (int i = 0; i < 4; i++)
 		CU_OK(cu.MemFree(t[i]));
 	ASSERT_EQ(cu.MemFree(t[1]), CUDA_ERROR_INVALID_VALUE);
+}
+
+/* Four pages of a tensor, two at the end of the first chunk and two at
+ * the start of the second: one export meets two memfds. */
+static CUdeviceptr tensor_across_chunks(void)
+{
+	CUdeviceptr pad, t;
+
+	setenv("HMR_SIM_CUDA_EXPANDABLE", "1", 1);
+	setup(0);
+	CU_OK(cu.MemAlloc(&pad, CHUNK - 2 * page()));
+	CU_OK(cu.MemAlloc(&t, 4 * page()));
+	ASSERT_U64_EQ(t, pad + CHUNK - 2 * page());
+	return t;
+}
+
+/* Without HMR_SIM_DMABUF=udmabuf, as before: no dup of one memfd can
+ * stand for two, so the fd is the opaque one. */
+HMR_TEST(sim_cuda_dmabuf_across_chunks_is_opaque_without_udmabuf)
+{
+	CUdeviceptr t = tensor_across_chunks();
+	char path[64], link[128] = "";
+	int fd;
+
+	unsetenv("HMR_SIM_DMABUF");
+	CU_OK(dmabuf(&fd, t, 4 * page(), 0));
+	ASSERT_TRUE(mmap(NULL, page(), PROT_READ, MAP_SHARED, fd, 0) ==
+	            MAP_FAILED);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ASSERT_GT(readlink(path, link, sizeof(link) - 1), 0);
+	ASSERT_TRUE(strstr(link, "sim-cuda:dmabuf:dev0:") != NULL);
+	close(fd);
+}
+
+/* HMR_SIM_DMABUF=udmabuf: one udmabuf of both chunks' pieces, which the
+ * CPU maps as the bytes of the range; where /dev/udmabuf does not open
+ * (no udmabuf in this kernel) the export fails, never the opaque fd. */
+HMR_TEST(sim_cuda_udmabuf_export_across_chunks_never_falls_back_to_opaque)
+{
+	CUdeviceptr t = tensor_across_chunks();
+	size_t len = 4 * page();
+	unsigned char *want = malloc(len);
+	int dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC), fd = -1;
+
+	setenv("HMR_SIM_DMABUF", "udmabuf", 1);
+	ASSERT_TRUE(want != NULL);
+	fill(want, len, 7);
+	CU_OK(cu.MemcpyHtoD(t, want, len));
+	if (dev < 0) {
+		ASSERT_EQ(dmabuf(&fd, t, len, 0), CUDA_ERROR_OUT_OF_MEMORY);
+		free(want);
+		return;
+	}
+	close(dev);
+	dmabuf_shows(t, len, want, len);
+	free(want);
 }
 
 HMR_TEST_MAIN()

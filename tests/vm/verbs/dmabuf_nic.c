@@ -129,15 +129,25 @@ void vm_nic_rdma_cases(const struct vm_nic_src *s, uint64_t p,
                        int (*reg)(uint64_t p, struct fid_mr **mr),
                        uint64_t want_offset, const char *w, const char *r)
 {
+	const struct vm_nic_at at = {.write = WOFF, .read = ROFF};
+
+	vm_nic_rdma_at(s, p, &at, reg, want_offset, w, r);
+}
+
+void vm_nic_rdma_at(const struct vm_nic_src *s, uint64_t p,
+                    const struct vm_nic_at *at,
+                    int (*reg)(uint64_t p, struct fid_mr **mr),
+                    uint64_t want_offset, const char *w, const char *r)
+{
 	unsigned char want[SEEN], back[SEEN];
 	unsigned imports = NIC_IMPORTS;
 	struct fid_mr *mr;
-	int fds, ret, st;
+	int fds, ret, st, st_r, read_equal;
 	size_t i;
 
 	memset(want, 0x11, sizeof(want));
 	for (i = 0; i < WLEN; i++)
-		want[ROFF + i] = (unsigned char)(i ^ 0x5a);
+		want[at->read + i] = (unsigned char)(i ^ 0x5a);
 	ret = hmr_hmem_copy_to((void *)(uintptr_t)p, want, sizeof(want));
 	fds = vm_open_fds();
 	if (!ret)
@@ -146,10 +156,16 @@ void vm_nic_rdma_cases(const struct vm_nic_src *s, uint64_t p,
 		vm_case_fail(w, "registration: %s", hmr_strerror(ret));
 		return;
 	}
+	/* The READ first: where it crosses the WRITE's bytes it still
+	 * fetches what hmr copied in. */
+	memset(s->src, 0, WLEN);
+	st_r = rc_rdma(s->pair, IBV_WR_RDMA_READ, s->src, WLEN, s->lkey,
+	               p + at->read, (uint32_t)fi_mr_key(mr));
+	read_equal = !memcmp(s->src, want + at->read, WLEN);
 	memset(s->src, 0x6b, WLEN);
 	st = rc_rdma(s->pair, IBV_WR_RDMA_WRITE, s->src, WLEN, s->lkey,
-	             p + WOFF, (uint32_t)fi_mr_key(mr));
-	memset(want + WOFF, 0x6b, WLEN);
+	             p + at->write, (uint32_t)fi_mr_key(mr));
+	memset(want + at->write, 0x6b, WLEN);
 	ret = vm_nic_copy_from(back, (void *)(uintptr_t)p, sizeof(back));
 	vm_case(w,
 	        st == IBV_WC_SUCCESS && !ret && !memcmp(back, want, SEEN) &&
@@ -161,12 +177,8 @@ void vm_nic_rdma_cases(const struct vm_nic_src *s, uint64_t p,
 	        memcmp(back, want, SEEN) ? "differ" : "equal",
 	        NIC_IMPORTS - imports, (unsigned long long)NIC_OFFSET,
 	        (unsigned long long)want_offset, fds, vm_open_fds());
-	memset(s->src, 0, WLEN);
-	st = rc_rdma(s->pair, IBV_WR_RDMA_READ, s->src, WLEN, s->lkey, p + ROFF,
-	             (uint32_t)fi_mr_key(mr));
-	vm_case(r, st == IBV_WC_SUCCESS && !memcmp(s->src, want + ROFF, WLEN),
-	        "status %s, bytes %s", rc_status_str(st),
-	        memcmp(s->src, want + ROFF, WLEN) ? "differ" : "equal");
+	vm_case(r, st_r == IBV_WC_SUCCESS && read_equal, "status %s, bytes %s",
+	        rc_status_str(st_r), read_equal ? "equal" : "differ");
 	fi_close(&mr->fid);
 }
 

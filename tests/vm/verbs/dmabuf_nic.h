@@ -41,8 +41,8 @@ struct vm_nic_src {
 /*
  * Device memory at p: 8 KiB of it written with hmr_hmem_copy_to, the
  * buffer registered by reg(p, &mr) through the dma-buf path, an RDMA
- * WRITE of 256 bytes at p + 4608 and a READ of the 256 at p + 6144 (bytes
- * hmr copied in) through its rkey.  Case w passes when the 8 KiB read
+ * READ of the 256 bytes at p + 6144 (bytes hmr copied in) and a WRITE of
+ * 256 at p + 4608 through its rkey.  Case w passes when the 8 KiB read
  * back through hmr_hmem_copy_from are what was copied and written, one
  * dma-buf was imported at want_offset and no fd was left open; case r
  * when the READ returned the copied bytes.
@@ -50,6 +50,20 @@ struct vm_nic_src {
 void vm_nic_rdma_cases(const struct vm_nic_src *s, uint64_t p,
                        int (*reg)(uint64_t p, struct fid_mr **mr),
                        uint64_t want_offset, const char *w, const char *r);
+
+/* Where in the 8 KiB from p the READ and the WRITE go, up to 8192 - 256.
+ * The READ comes first, so the two may cross one boundary (of pages, of
+ * chunks) over the same bytes. */
+struct vm_nic_at {
+	size_t write, read;
+};
+
+/* vm_nic_rdma_cases with the WRITE and the READ at *at; reg may register
+ * more than the 8 KiB (a whole tensor around them). */
+void vm_nic_rdma_at(const struct vm_nic_src *s, uint64_t p,
+                    const struct vm_nic_at *at,
+                    int (*reg)(uint64_t p, struct fid_mr **mr),
+                    uint64_t want_offset, const char *w, const char *r);
 
 /* A backend's device memory for vm_nic_kernel_cases. */
 struct vm_nic_dev {

@@ -36,9 +36,11 @@ typedef int (*cu_retain_fn)(void **, int);
 typedef int (*cu_set_fn)(void *);
 typedef int (*cu_alloc_fn)(unsigned long long *, size_t);
 typedef int (*cu_free_fn)(unsigned long long);
+typedef int (*cu_range_fn)(unsigned long long *, size_t *, unsigned long long);
 
 static cu_alloc_fn cu_alloc;
 static cu_free_fn cu_free;
+static cu_range_fn cu_range;
 
 static int app_start(void)
 {
@@ -50,7 +52,8 @@ static int app_start(void)
 
 	cu_alloc = h ? (cu_alloc_fn)dlsym(h, "cuMemAlloc_v2") : NULL;
 	cu_free = h ? (cu_free_fn)dlsym(h, "cuMemFree_v2") : NULL;
-	if (!init || !retain || !set || !cu_alloc || !cu_free)
+	cu_range = h ? (cu_range_fn)dlsym(h, "cuMemGetAddressRange_v2") : NULL;
+	if (!init || !retain || !set || !cu_alloc || !cu_free || !cu_range)
 		return -1;
 	return init(0) || retain(&ctx, 0) || set(ctx) ? -1 : 0;
 }
@@ -78,12 +81,82 @@ static void cuda_free(const struct vm_nic_dev *dev, uint64_t p)
 	cu_free(p);
 }
 
+/* A tensor of the expandable layout across a 20 MiB chunk boundary: it
+ * starts ACROSS_BEFORE bytes below it, inside a page (the bump pointer
+ * places tensors at 512-byte multiples), so its export is one dma-buf of
+ * two chunks' memory from that page. */
+#define ACROSS_LEN    (64 << 10)
+#define ACROSS_BEFORE (32768 - 1536)
+
+static struct {
+	struct fid_domain *domain;
+	uint64_t t;
+} across;
+
+/* The whole tensor, whichever 8 KiB of it the cases look at. */
+static int across_reg(uint64_t p, struct fid_mr **mr)
+{
+	struct iovec iov = {(void *)(uintptr_t)across.t, ACROSS_LEN};
+	struct fi_mr_attr attr = {.mr_iov = &iov,
+	                          .iov_count = 1,
+	                          .access = FI_REMOTE_WRITE | FI_REMOTE_READ,
+	                          .iface = FI_HMEM_CUDA};
+
+	(void)p;
+	return fi_mr_regattr(across.domain, &attr, 0, mr);
+}
+
+/* Pads the bump pointer up to ACROSS_BEFORE below the end of its chunk
+ * (of the next one where it is past that), then allocates the tensor
+ * there: its address and *boundary, or 0. */
+static uint64_t across_alloc(uint64_t *boundary)
+{
+	unsigned long long q, pad, t, chunk;
+	size_t size;
+
+	if (cu_alloc(&q, 512) || cu_range(&chunk, &size, q))
+		return 0;
+	*boundary = chunk + size;
+	if (q + 512 > *boundary - ACROSS_BEFORE)
+		*boundary += size;
+	pad = *boundary - ACROSS_BEFORE - (q + 512);
+	if ((pad && cu_alloc(&q, pad)) || cu_alloc(&t, ACROSS_LEN))
+		return 0;
+	return t == *boundary - ACROSS_BEFORE ? t : 0;
+}
+
+/* vm_nic_dev.more on the expandable layout: the tensor registered whole
+ * and imported by the kernel (at its page offset), a READ and then a
+ * WRITE of 256 bytes across the chunk boundary, the 8 KiB around it
+ * compared. */
+static void cuda_across_chunks(const struct vm_nic_dev *dev,
+                               struct fid_domain *domain,
+                               const struct vm_nic_src *s)
+{
+	const struct vm_nic_at at = {.write = 4096 - 128, .read = 4096 - 64};
+	char w[96], r[96];
+	uint64_t boundary = 0;
+
+	snprintf(w, sizeof(w), "%s_across_chunks_write_lands", dev->name);
+	snprintf(r, sizeof(r), "%s_across_chunks_read_returns", dev->name);
+	across.domain = domain;
+	across.t = across_alloc(&boundary);
+	if (!across.t) {
+		vm_case_fail(w, "no tensor at %#llx, below a chunk's end",
+		             (unsigned long long)(boundary - ACROSS_BEFORE));
+		return;
+	}
+	vm_nic_rdma_at(s, boundary - 4096, &at, across_reg,
+	               cuda_offset(dev, across.t), w, r);
+}
+
 /* The same cases on PyTorch's expandable-segment layout (the simulator
  * reads HMR_SIM_CUDA_EXPANDABLE once, so in a child of its own): tensors
  * inside 20 MiB VMM chunks of one reservation, whose every tensor the
  * driver describes as the reservation; hmr must export the tensor's
- * pages, not the reservation.  The cache cases are the plain layout's
- * (the simulator's caching allocator never reuses an address). */
+ * pages, not the reservation; then a tensor across two chunks
+ * (cuda_across_chunks).  The cache cases are the plain layout's (the
+ * simulator's caching allocator never reuses an address). */
 static int expandable_child_ran(void)
 {
 	int status = -1;
@@ -107,7 +180,8 @@ static int expandable_child_ran(void)
 /* The same backend through the kernel: vm_nic_kernel_main's cases, from
  * an allocation's base and from inside it, then the cache's
  * (vm_nic_cache_cases); then all but the cache's again on the
- * expandable-segment layout (argument "expandable", in a child). */
+ * expandable-segment layout, and a tensor across two of its chunks
+ * (argument "expandable", in a child). */
 int main(int argc, char **argv)
 {
 	int expandable = argc == 2 && !strcmp(argv[1], "expandable");
@@ -124,6 +198,7 @@ int main(int argc, char **argv)
 		dev.name = "rxe_dmabuf_cuda_expandable";
 		dev.alloc = NULL;
 		dev.free = NULL;
+		dev.more = cuda_across_chunks;
 	} else {
 		expandable_child_ran();
 	}
