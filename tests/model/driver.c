@@ -108,9 +108,17 @@ uint64_t drv_u64(struct drv_src *s)
 }
 
 /* The arena: ARENA_PAGES pages, page HOLE_PAGE unmapped.  Made once per
- * process and never freed (the MRs of every episode point into it). */
+ * process and never freed (the MRs of every episode point into it).
+ * After it, TAIL_GAP unmapped pages (ranges past its end reach at most 3
+ * pages into them: drv_gen_iov), then one PROT_NONE page that stays
+ * mapped: so the gap is a hole of its own, which only a mapping of at
+ * most TAIL_GAP pages could fill.  Without it the free space above the
+ * arena let another thread's mapping (ASan's, a stack) land right after
+ * its end between the library's check and the model's, and the two
+ * disagreed (model_threads_grants_match_model under ASan in CI). */
 #define ARENA_PAGES 16
 #define HOLE_PAGE   10
+#define TAIL_GAP    4
 static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
 static uint64_t arena_base, arena_len, arena_hole;
 static size_t huge_sizes[8], nhuge;
@@ -123,11 +131,14 @@ static void arena_make(void)
 	char *p;
 	DIR *dir;
 
-	p = mmap(NULL, ARENA_PAGES * page, PROT_READ | PROT_WRITE,
-	         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, (ARENA_PAGES + TAIL_GAP + 1) * page,
+	         PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		abort();
 	munmap(p + HOLE_PAGE * page, page);
+	munmap(p + ARENA_PAGES * page, TAIL_GAP * page);
+	if (mprotect(p + (ARENA_PAGES + TAIL_GAP) * page, page, PROT_NONE))
+		abort();
 	arena_base = (uint64_t)(uintptr_t)p;
 	arena_len = ARENA_PAGES * page;
 	arena_hole = arena_base + HOLE_PAGE * page;
