@@ -9,7 +9,7 @@
 #   valgrind memcheck on the core and unit suites.  The Debian packages
 #   built, installed with dpkg, used and removed (scripts/check-deb.sh, as
 #   root: CI's machine is a throwaway one).
-#   The libFuzzer targets for HMR_FUZZ_SECONDS (25) each (scripts/fuzz.sh).
+#   The libFuzzer targets for HMR_FUZZ_SECONDS (20) each (scripts/fuzz.sh).
 #   Not by default: `clang`, a plain clang -Werror build and its suite.
 #   The asan step compiles every file with clang -Werror too, and runs the
 #   same suite; the plain one cost CI 200 s for no check of its own.
@@ -129,7 +129,7 @@ for w in "${what[@]}"; do
 	deb) step deb scripts/check-deb.sh "$root/build-ci-deb" ;;
 	# libFuzzer: every target, its corpus then new inputs, for a bounded
 	# time each (HMR_FUZZ_SECONDS, default 30).
-	fuzz) step fuzz "$root/scripts/fuzz.sh" "${HMR_FUZZ_SECONDS:-25}" ;;
+	fuzz) step fuzz "$root/scripts/fuzz.sh" "${HMR_FUZZ_SECONDS:-20}" ;;
 	*) echo "unknown: $w"; exit 2 ;;
 	esac
 done
